@@ -1,0 +1,128 @@
+// Package emulator starts a local AWS-protocol server for tests and the dev
+// stack: moto server by default, or an already-running LocalStack/moto named
+// by ZERO_AWS_ENDPOINT. Nothing here is moto-specific except how moto is
+// launched, so the same tests run against LocalStack.
+package emulator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// EndpointEnv names an already-running emulator to use instead of starting one.
+const EndpointEnv = "ZERO_AWS_ENDPOINT"
+
+// Server is a running (or borrowed) emulator. Stop only stops what Start launched.
+type Server struct {
+	URL string
+	cmd *exec.Cmd
+}
+
+// Start returns an emulator endpoint. With addr empty it picks a free port on
+// 127.0.0.1; a borrowed endpoint (ZERO_AWS_ENDPOINT) is shared, so callers
+// must namespace their resources by name.
+func Start(ctx context.Context, addr string) (*Server, error) {
+	if url := os.Getenv(EndpointEnv); url != "" {
+		if err := waitReady(ctx, url, 5*time.Second); err != nil {
+			return nil, fmt.Errorf("emulator at %s (%s): %w", url, EndpointEnv, err)
+		}
+		return &Server{URL: strings.TrimRight(url, "/")}, nil
+	}
+	if addr == "" {
+		free, err := freeAddr()
+		if err != nil {
+			return nil, err
+		}
+		addr = free
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("emulator address %q: %w", addr, err)
+	}
+	python := os.Getenv("PYTHON")
+	if python == "" {
+		python = "python3"
+	}
+	cmd := exec.Command(python, "-m", "moto.server", "-H", host, "-p", port)
+	cmd.Stdout, cmd.Stderr = nil, nil
+	// Own process group so Stop also ends moto's children and a test binary
+	// killed by a signal does not keep ports busy longer than needed.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start moto server (is moto installed? `make deps`): %w", err)
+	}
+	s := &Server{URL: "http://" + addr, cmd: cmd}
+	if err := waitReady(ctx, s.URL, 30*time.Second); err != nil {
+		s.Stop()
+		return nil, fmt.Errorf("moto server on %s: %w", addr, err)
+	}
+	return s, nil
+}
+
+// Stop ends a launched emulator; it is safe to call more than once.
+func (s *Server) Stop() {
+	if s == nil || s.cmd == nil || s.cmd.Process == nil {
+		return
+	}
+	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = s.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(3 * time.Second):
+		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+	}
+	s.cmd = nil
+}
+
+// Env returns the environment variables that point the AWS SDK at the emulator
+// with dummy credentials (the emulator accepts any).
+func (s *Server) Env() []string {
+	return []string{
+		"AWS_ENDPOINT_URL=" + s.URL,
+		"AWS_REGION=us-east-1",
+		"AWS_DEFAULT_REGION=us-east-1",
+		"AWS_ACCESS_KEY_ID=test",
+		"AWS_SECRET_ACCESS_KEY=test",
+	}
+}
+
+func waitReady(ctx context.Context, url string, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	client := &http.Client{Timeout: time.Second}
+	for {
+		// Any HTTP answer means the server is up: moto answers /moto-api/,
+		// LocalStack /_localstack/health; both answer something on "/".
+		resp, err := client.Get(strings.TrimRight(url, "/") + "/")
+		if err == nil {
+			resp.Body.Close()
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("not ready after %s: %w", limit, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", errors.New("no free port on 127.0.0.1")
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}

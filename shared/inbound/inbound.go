@@ -1,0 +1,94 @@
+// Package inbound defines the message a channel function puts on the work
+// queue and the runner takes off it. It is the contract between the two, so
+// its JSON shape only ever gains fields.
+package inbound
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/zero-gateway/zero/shared/fault"
+)
+
+// Chat types, as the session seed names them.
+const (
+	Direct  = "direct"
+	Group   = "group"
+	Channel = "channel"
+)
+
+// Message is one inbound turn for a session.
+type Message struct {
+	// ID identifies the inbound event across redeliveries, e.g.
+	// "telegram:<botID>:<updateID>". The runner processes each ID once.
+	ID         string `json:"id"`
+	AgentID    string `json:"agentId"`
+	SessionKey string `json:"sessionKey"`
+	Channel    string `json:"channel"`
+	AccountID  string `json:"accountId,omitempty"`
+	ChatType   string `json:"chatType"`
+	// From is the sender's route id ("telegram:42"); To is where replies go
+	// (a chat id); ThreadID is a topic or thread within To.
+	From       string `json:"from,omitempty"`
+	To         string `json:"to"`
+	ThreadID   string `json:"threadId,omitempty"`
+	GroupID    string `json:"groupId,omitempty"`
+	Subject    string `json:"subject,omitempty"`
+	SenderName string `json:"senderName,omitempty"`
+	Text       string `json:"text"`
+	ReceivedAt int64  `json:"receivedAt"` // epoch ms at the edge
+}
+
+// Validate reports the first missing field by name.
+func (m Message) Validate() error {
+	for _, f := range []struct{ name, v string }{
+		{"id", m.ID}, {"agentId", m.AgentID}, {"sessionKey", m.SessionKey},
+		{"channel", m.Channel}, {"chatType", m.ChatType}, {"to", m.To},
+	} {
+		if strings.TrimSpace(f.v) == "" {
+			return fault.New(fault.Invalid, "inbound message: %s is required", f.name)
+		}
+	}
+	return nil
+}
+
+// Decode parses and validates a queued message body.
+func Decode(body []byte) (Message, error) {
+	var m Message
+	if err := json.Unmarshal(body, &m); err != nil {
+		return Message{}, fault.Wrap(fault.Invalid, err, "inbound message: malformed JSON")
+	}
+	return m, m.Validate()
+}
+
+// QueueGroup is the FIFO MessageGroupId for the message's session: the session
+// key itself when it fits SQS's alphabet and 128-character limit, else a
+// stable hash of it. Same session, same group, so turns run in order.
+func (m Message) QueueGroup() string { return queueID("s", m.SessionKey) }
+
+// QueueDedup is the FIFO MessageDeduplicationId: the message ID, hashed when it
+// does not fit SQS's alphabet or length.
+func (m Message) QueueDedup() string { return queueID("d", m.ID) }
+
+func queueID(prefix, s string) string {
+	if s != "" && len(s) <= 128 && fitsQueueAlphabet(s) {
+		return s
+	}
+	sum := sha256.Sum256([]byte(s))
+	return fmt.Sprintf("%s-%s", prefix, hex.EncodeToString(sum[:]))
+}
+
+// fitsQueueAlphabet: SQS group and dedup ids allow alphanumerics and ASCII
+// punctuation only.
+func fitsQueueAlphabet(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '!' || c > '~' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,105 @@
+package session
+
+import (
+	"crypto/sha256"
+	"fmt"
+)
+
+// Entry is what the store keeps per session key. JSON names follow the
+// upstream store format so sessions can be imported and exported; ZERO-only
+// fields are additions, never renames.
+type Entry struct {
+	SessionID   string `json:"sessionId"`
+	UpdatedAt   int64  `json:"updatedAt"` // epoch ms; never moves backwards
+	DisplayName string `json:"displayName,omitempty"`
+	Channel     string `json:"channel,omitempty"`
+	ChatType    string `json:"chatType,omitempty"`
+	GroupID     string `json:"groupId,omitempty"`
+	Subject     string `json:"subject,omitempty"`
+
+	Origin          Origin          `json:"origin,omitzero"`
+	DeliveryContext DeliveryContext `json:"deliveryContext,omitzero"`
+	LastChannel     string          `json:"lastChannel,omitempty"`
+	LastTo          string          `json:"lastTo,omitempty"`
+	LastAccountID   string          `json:"lastAccountId,omitempty"`
+	LastThreadID    string          `json:"lastThreadId,omitempty"`
+
+	Model         string `json:"model,omitempty"`
+	ModelProvider string `json:"modelProvider,omitempty"`
+	InputTokens   int64  `json:"inputTokens,omitempty"`
+	OutputTokens  int64  `json:"outputTokens,omitempty"`
+	TotalTokens   int64  `json:"totalTokens,omitempty"`
+	ContextTokens int64  `json:"contextTokens,omitempty"`
+
+	// ZERO additions.
+	AgentID string `json:"agentId,omitempty"`
+	// TranscriptSeq is the number of transcript parts written so far; the
+	// next turn writes part TranscriptSeq+1.
+	TranscriptSeq int64 `json:"transcriptSeq,omitempty"`
+	// LastEntryID is the id of the newest transcript line, the parentId of
+	// the next one.
+	LastEntryID string `json:"lastEntryId,omitempty"`
+	// Version increases by one on every write; stores use it for
+	// compare-and-set so concurrent writers never lose a field.
+	Version int64 `json:"version"`
+}
+
+// Origin records where a session came from, for UIs to explain it.
+type Origin struct {
+	Label     string `json:"label,omitempty"`
+	Provider  string `json:"provider,omitempty"`
+	From      string `json:"from,omitempty"`
+	To        string `json:"to,omitempty"`
+	AccountID string `json:"accountId,omitempty"`
+	ThreadID  string `json:"threadId,omitempty"`
+}
+
+// Merge returns o updated field by field with the non-empty values of newer.
+func (o Origin) Merge(newer Origin) Origin {
+	pick := func(old, new string) string {
+		if new != "" {
+			return new
+		}
+		return old
+	}
+	return Origin{
+		Label:     pick(o.Label, newer.Label),
+		Provider:  pick(o.Provider, newer.Provider),
+		From:      pick(o.From, newer.From),
+		To:        pick(o.To, newer.To),
+		AccountID: pick(o.AccountID, newer.AccountID),
+		ThreadID:  pick(o.ThreadID, newer.ThreadID),
+	}
+}
+
+// DeliveryContext is where replies for the session go.
+type DeliveryContext struct {
+	Channel   string `json:"channel,omitempty"`
+	To        string `json:"to,omitempty"`
+	AccountID string `json:"accountId,omitempty"`
+	ThreadID  string `json:"threadId,omitempty"`
+}
+
+// SetDelivery points replies at d and keeps the last* fields in step.
+func (e *Entry) SetDelivery(d DeliveryContext) {
+	e.DeliveryContext = d
+	e.LastChannel, e.LastTo, e.LastAccountID, e.LastThreadID = d.Channel, d.To, d.AccountID, d.ThreadID
+}
+
+// Touch moves UpdatedAt to now unless it is already later.
+func (e *Entry) Touch(nowMS int64) {
+	if nowMS > e.UpdatedAt {
+		e.UpdatedAt = nowMS
+	}
+}
+
+// NewID returns the sessionId for a session started by the inbound message
+// seed: a UUID (version 4 layout) derived from it, so every retry of the
+// same message names the same session.
+func NewID(seed string) string {
+	sum := sha256.Sum256([]byte("zero-session:" + seed))
+	b := sum[:16]
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}

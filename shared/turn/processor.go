@@ -1,0 +1,296 @@
+package turn
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/zero-gateway/zero/shared/fault"
+	"github.com/zero-gateway/zero/shared/inbound"
+	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/session"
+	"github.com/zero-gateway/zero/shared/transcript"
+)
+
+// MaxContextBytes bounds the stored context (it lives in one store item, and
+// DynamoDB items stop at 400 KB). The oldest messages go first; the full
+// history stays in the transcript.
+const MaxContextBytes = 256 << 10
+
+// Sender delivers a reply on one channel. Send may be retried after a crash,
+// so the only duplicate a user can see is one whose Send was interrupted.
+type Sender interface {
+	Send(ctx context.Context, to session.DeliveryContext, text string) error
+}
+
+// Processor runs turns. Its fields are set once at cold start; Handle is
+// safe for concurrent use on different sessions (the FIFO queue never runs
+// two turns of one session at once, and Commit's version check catches it
+// if anything else writes the entry meanwhile).
+type Processor struct {
+	Store      Store
+	Transcript *transcript.Log
+	Model      model.Client
+	ModelRef   model.Ref
+	Senders    map[string]Sender // by channel
+	System     string            // system prompt
+	Log        *slog.Logger
+	Now        func() time.Time
+}
+
+// Handle processes m. attempt is the delivery count (1 on first delivery).
+//
+// Contract: nil means m is fully handled and may be deleted from the queue;
+// an error means retry later. Steps and their crash behaviour:
+//  1. Load entry, context and m's record. Done record: duplicate, return nil.
+//     Committed record: a previous attempt got as far as step 4; go to 5.
+//  2. Call the model (skipped on a retry whose transcript part exists).
+//  3. Write transcript part seq+1, create-only. If it exists, a previous
+//     attempt wrote it: adopt its reply, so every line is written once.
+//  4. Commit entry+context+record in one conditional write.
+//  5. Send the reply.
+//  6. Finish the record. A crash between 5 and 6 resends the reply once.
+func (p *Processor) Handle(ctx context.Context, m inbound.Message, attempt int) error {
+	if err := m.Validate(); err != nil {
+		return err
+	}
+	snap, err := p.Store.Load(ctx, m.SessionKey, m.ID)
+	if err != nil {
+		return fmt.Errorf("load session %s: %w", m.SessionKey, err)
+	}
+	if rec := snap.Record; rec != nil {
+		if rec.State == Done {
+			p.log().InfoContext(ctx, "duplicate message skipped", "message", m.ID, "session", m.SessionKey)
+			return nil
+		}
+		return p.deliver(ctx, m, *rec)
+	}
+
+	entry := p.prepareEntry(snap.Entry, m)
+	path := transcript.Path(entry.AgentID, entry.SessionID, topicOf(m))
+	history, err := p.history(ctx, entry, snap.Context, path)
+	if err != nil {
+		return err
+	}
+	seq := entry.TranscriptSeq + 1
+
+	var out turnOutput
+	adopted := false
+	if attempt > 1 {
+		// A retry may find the part its predecessor wrote; reusing it
+		// saves a model call and keeps the transcript single.
+		out, adopted, err = p.adopt(ctx, path, seq, m.ID)
+		if err != nil {
+			return err
+		}
+	}
+	if !adopted {
+		out, err = p.complete(ctx, history, m)
+		if err != nil {
+			return err
+		}
+		lines := p.lines(entry, m, out, seq)
+		switch err := p.Transcript.WritePart(ctx, path, seq, lines); {
+		case fault.Is(err, fault.Conflict):
+			out, adopted, err = p.adopt(ctx, path, seq, m.ID)
+			if err != nil {
+				return err
+			}
+			if !adopted {
+				return fault.New(fault.Conflict, "transcript part %d of %s belongs to another message", seq, path)
+			}
+		case err != nil:
+			return fmt.Errorf("write transcript part %d: %w", seq, err)
+		}
+	}
+
+	entry.TranscriptSeq = seq
+	entry.LastEntryID = transcript.EntryID(m.ID, 1)
+	entry.InputTokens += out.usage.Input
+	entry.OutputTokens += out.usage.Output
+	entry.TotalTokens += out.usage.Total
+	entry.ContextTokens = out.usage.Input + out.usage.Output
+	entry.Version++
+	history = append(history, model.Message{Role: model.User, Content: m.Text}, model.Message{Role: model.Assistant, Content: out.text})
+	rec := Record{MessageID: m.ID, SessionKey: m.SessionKey, State: Committed, Reply: out.text, Delivery: entry.DeliveryContext}
+	if err := p.Store.Commit(ctx, m.SessionKey, entry, Context{SessionID: entry.SessionID, Messages: trimContext(history)}, rec); err != nil {
+		return fmt.Errorf("commit turn %s: %w", m.ID, err)
+	}
+	return p.deliver(ctx, m, rec)
+}
+
+// deliver sends a committed reply and finishes its record.
+func (p *Processor) deliver(ctx context.Context, m inbound.Message, rec Record) error {
+	if rec.Reply != "" {
+		sender, ok := p.Senders[rec.Delivery.Channel]
+		if !ok {
+			p.log().WarnContext(ctx, "no sender for channel; reply kept in transcript only", "channel", rec.Delivery.Channel, "message", m.ID)
+		} else if err := sender.Send(ctx, rec.Delivery, rec.Reply); err != nil {
+			return fmt.Errorf("send reply for %s: %w", m.ID, err)
+		}
+	}
+	if err := p.Store.Finish(ctx, m.SessionKey, m.ID); err != nil {
+		return fmt.Errorf("finish %s: %w", m.ID, err)
+	}
+	p.log().InfoContext(ctx, "turn done", "message", m.ID, "session", m.SessionKey)
+	return nil
+}
+
+// prepareEntry returns the entry to write for m: the stored one, or a new
+// session, with routing metadata refreshed from m.
+func (p *Processor) prepareEntry(stored *session.Entry, m inbound.Message) session.Entry {
+	var e session.Entry
+	if stored != nil {
+		e = *stored
+	}
+	if e.SessionID == "" {
+		// Derived from the message, so a retry of a turn that died before
+		// its commit lands in the same transcript instead of a new one.
+		e.SessionID = session.NewID(m.ID)
+	}
+	e.AgentID = session.AgentOf(m.SessionKey)
+	e.Channel = m.Channel
+	e.ChatType = m.ChatType
+	if m.GroupID != "" {
+		e.GroupID = m.GroupID
+	}
+	if m.Subject != "" {
+		e.Subject = m.Subject
+		e.DisplayName = m.Subject
+	}
+	label := m.Subject
+	if label == "" {
+		label = m.SenderName
+	}
+	e.Origin = e.Origin.Merge(session.Origin{Label: label, Provider: m.Channel, From: m.From, To: m.To, AccountID: m.AccountID, ThreadID: m.ThreadID})
+	e.SetDelivery(session.DeliveryContext{Channel: m.Channel, To: m.To, AccountID: m.AccountID, ThreadID: m.ThreadID})
+	e.Touch(p.Now().UnixMilli())
+	return e
+}
+
+// history returns the model context before this turn.
+func (p *Processor) history(ctx context.Context, e session.Entry, stored *Context, path string) ([]model.Message, error) {
+	if stored != nil && stored.SessionID == e.SessionID {
+		return stored.Messages, nil
+	}
+	if e.TranscriptSeq == 0 {
+		return nil, nil
+	}
+	// The context cache is gone (deleted, or written by an older version):
+	// rebuild it from the transcript, the source of truth.
+	stream, err := p.Transcript.Read(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("read transcript of %s: %w", e.SessionID, err)
+	}
+	var msgs []model.Message
+	for _, l := range transcript.Lines(stream) {
+		if l.Type == "message" && l.Message != nil && (l.Message.Role == model.User || l.Message.Role == model.Assistant) {
+			msgs = append(msgs, model.Message{Role: l.Message.Role, Content: l.Message.Text()})
+		}
+	}
+	return trimContext(msgs), nil
+}
+
+type turnOutput struct {
+	text   string
+	usage  model.Usage
+	stop   string
+}
+
+// complete calls the model. Retryable failures return an error (the queue
+// retries); permanent ones become a clean notice to the user, the detail
+// going to the log.
+func (p *Processor) complete(ctx context.Context, history []model.Message, m inbound.Message) (turnOutput, error) {
+	req := model.Request{Model: p.ModelRef.Name, System: p.System, Messages: append(append([]model.Message(nil), history...), model.Message{Role: model.User, Content: m.Text})}
+	resp, err := p.Model.Complete(ctx, req)
+	if err == nil {
+		return turnOutput{text: resp.Text, usage: resp.Usage, stop: resp.StopReason}, nil
+	}
+	if fault.Retryable(err) {
+		return turnOutput{}, fmt.Errorf("model %s: %w", p.ModelRef, err)
+	}
+	p.log().ErrorContext(ctx, "model call failed", "model", p.ModelRef.String(), "message", m.ID, "err", err)
+	return turnOutput{text: "⚠️ The model could not answer: " + fault.Message(err), stop: "error"}, nil
+}
+
+// lines builds the transcript lines of one turn: the header on the first
+// part, then the user message and the assistant answer.
+func (p *Processor) lines(e session.Entry, m inbound.Message, out turnOutput, seq int64) []any {
+	now := p.Now()
+	ts := transcript.Timestamp(now)
+	var lines []any
+	if seq == 1 {
+		lines = append(lines, transcript.Header{Type: "session", Version: 3, ID: e.SessionID, Timestamp: ts, Cwd: "agents/" + e.AgentID + "/workspace"})
+	}
+	var parent *string
+	if e.LastEntryID != "" {
+		id := e.LastEntryID
+		parent = &id
+	}
+	userID := transcript.EntryID(m.ID, 0)
+	lines = append(lines, transcript.Line{
+		Type: "message", ID: userID, ParentID: parent, Timestamp: ts, SourceID: m.ID,
+		Message: &transcript.Message{Role: model.User, Content: []transcript.Content{{Type: "text", Text: m.Text}}, Timestamp: now.UnixMilli()},
+	})
+	assistant := &transcript.Message{
+		Role: model.Assistant, Content: []transcript.Content{{Type: "text", Text: out.text}},
+		Provider: p.ModelRef.Provider, Model: p.ModelRef.Name, StopReason: out.stop, Timestamp: now.UnixMilli(),
+		Usage: &transcript.Usage{Input: out.usage.Input, Output: out.usage.Output, TotalTokens: out.usage.Total},
+	}
+	lines = append(lines, transcript.Line{Type: "message", ID: transcript.EntryID(m.ID, 1), ParentID: &userID, Timestamp: ts, SourceID: m.ID, Message: assistant})
+	return lines
+}
+
+// adopt reads part seq and, when it was written for messageID, returns the
+// answer recorded there.
+func (p *Processor) adopt(ctx context.Context, path string, seq int64, messageID string) (turnOutput, bool, error) {
+	lines, err := p.Transcript.Part(ctx, path, seq)
+	if fault.Is(err, fault.NotFound) {
+		return turnOutput{}, false, nil
+	}
+	if err != nil {
+		return turnOutput{}, false, fmt.Errorf("read transcript part %d: %w", seq, err)
+	}
+	for _, l := range lines {
+		if l.SourceID != messageID {
+			return turnOutput{}, false, nil
+		}
+		if l.Message != nil && l.Message.Role == model.Assistant {
+			out := turnOutput{text: l.Message.Text(), stop: l.Message.StopReason}
+			if u := l.Message.Usage; u != nil {
+				out.usage = model.Usage{Input: u.Input, Output: u.Output, Total: u.TotalTokens}
+			}
+			return out, true, nil
+		}
+	}
+	return turnOutput{}, false, nil
+}
+
+func (p *Processor) log() *slog.Logger {
+	if p.Log == nil {
+		return slog.Default()
+	}
+	return p.Log
+}
+
+// topicOf is the thread that gets its own transcript file: Telegram forum
+// topics, as the seed lays them out.
+func topicOf(m inbound.Message) string {
+	if m.Channel == "telegram" && m.ChatType != inbound.Direct {
+		return m.ThreadID
+	}
+	return ""
+}
+
+// trimContext drops the oldest messages until the context fits MaxContextBytes.
+func trimContext(msgs []model.Message) []model.Message {
+	size := 0
+	for i := len(msgs) - 1; i >= 0; i-- {
+		size += len(msgs[i].Content) + 32
+		if size > MaxContextBytes {
+			return append([]model.Message(nil), msgs[i+1:]...)
+		}
+	}
+	return msgs
+}

@@ -1,0 +1,59 @@
+// Package turn runs one inbound message through a session, exactly once in
+// effect, on top of at-least-once delivery: load the session, call the
+// model, write the transcript part, commit the entry, deliver the reply,
+// finish. Every step can be killed and retried; see Processor.Handle.
+package turn
+
+import (
+	"context"
+
+	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/session"
+)
+
+// Record states.
+const (
+	Committed = "committed" // transcript and entry written; reply not yet confirmed sent
+	Done      = "done"      // reply delivered (or there was none)
+)
+
+// Record is the idempotency record of one inbound message.
+type Record struct {
+	MessageID  string                  `json:"messageId"`
+	SessionKey string                  `json:"sessionKey"`
+	State      string                  `json:"state"`
+	Reply      string                  `json:"reply,omitempty"`
+	Delivery   session.DeliveryContext `json:"delivery,omitzero"`
+}
+
+// Context is the model context the runner keeps beside the entry, so a turn
+// reads it in the same call as the entry instead of re-reading the whole
+// transcript. It is a cache of the transcript: when it is missing (or
+// belongs to another sessionId) the runner rebuilds it from the transcript.
+type Context struct {
+	SessionID string          `json:"sessionId"`
+	Messages  []model.Message `json:"messages"`
+}
+
+// Snapshot is what Load returns.
+type Snapshot struct {
+	Entry   *session.Entry // nil: the key has no session yet
+	Context *Context       // nil: no stored context
+	Record  *Record        // nil: the message was never committed
+}
+
+// Store is the session store as the runner uses it. Implementations:
+// shared/dynamo and turntest.MemStore; both pass turntest.TestStore.
+type Store interface {
+	// Load reads the entry of key, its context and the record of messageID,
+	// consistently (reads see every completed Commit and Finish).
+	Load(ctx context.Context, key, messageID string) (Snapshot, error)
+	// Commit writes e, c and r (State Committed) atomically, or nothing.
+	// It succeeds only if the stored entry's Version is e.Version-1 (absent
+	// when e.Version is 1) and no record for r.MessageID exists; otherwise
+	// it returns a fault.Conflict error.
+	Commit(ctx context.Context, key string, e session.Entry, c Context, r Record) error
+	// Finish marks the record of messageID Done and drops its reply text.
+	// Finishing a Done record succeeds; a missing record is fault.NotFound.
+	Finish(ctx context.Context, key, messageID string) error
+}

@@ -1,0 +1,295 @@
+// Package turntest holds the conformance suite every turn.Store
+// implementation runs, and an in-memory Store for unit tests of the core.
+package turntest
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/zero-gateway/zero/shared/fault"
+	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/session"
+	"github.com/zero-gateway/zero/shared/turn"
+)
+
+// TestStore checks the turn.Store contract. Keys and message ids are unique
+// per subtest, so newStore may return the same backing store every time.
+func TestStore(t *testing.T, newStore func(t *testing.T) turn.Store) {
+	ctx := context.Background()
+	ids := func(t *testing.T) (key, msg string) {
+		n := strings.ReplaceAll(t.Name(), "/", "_")
+		return "agent:main:suite:" + strings.ToLower(n), "suite:" + n
+	}
+	entry := func(version int64) session.Entry {
+		return session.Entry{
+			SessionID: "3f1c2d4e-0000-4000-8000-000000000001", UpdatedAt: 1700000000000 + version,
+			DisplayName: "Family", Channel: "telegram", ChatType: "group", GroupID: "-100", Subject: "Family",
+			Origin:          session.Origin{Label: "Family", Provider: "telegram", From: "telegram:1", To: "-100", ThreadID: "7"},
+			DeliveryContext: session.DeliveryContext{Channel: "telegram", To: "-100", ThreadID: "7"},
+			LastChannel:     "telegram", LastTo: "-100", LastThreadID: "7",
+			Model: "echo", ModelProvider: "zero", InputTokens: 10 * version, OutputTokens: 5, TotalTokens: 15, ContextTokens: 15,
+			AgentID: "main", TranscriptSeq: version, LastEntryID: "a1b2c3d4", Version: version,
+		}
+	}
+	context1 := turn.Context{SessionID: "3f1c2d4e-0000-4000-8000-000000000001", Messages: []model.Message{{Role: "user", Content: "hi"}, {Role: "assistant", Content: "hello"}}}
+	record := func(key, msg string) turn.Record {
+		return turn.Record{MessageID: msg, SessionKey: key, State: turn.Committed, Reply: "hello", Delivery: session.DeliveryContext{Channel: "telegram", To: "-100", ThreadID: "7"}}
+	}
+
+	t.Run("load of unknown key is empty", func(t *testing.T) {
+		s := newStore(t)
+		key, msg := ids(t)
+		snap, err := s.Load(ctx, key, msg)
+		if err != nil || snap.Entry != nil || snap.Context != nil || snap.Record != nil {
+			t.Fatalf("Load = %+v, %v; want empty snapshot", snap, err)
+		}
+	})
+	t.Run("commit then load round-trips every field", func(t *testing.T) {
+		s := newStore(t)
+		key, msg := ids(t)
+		e, r := entry(1), record(key, msg)
+		if err := s.Commit(ctx, key, e, context1, r); err != nil {
+			t.Fatalf("Commit: %v", err)
+		}
+		snap, err := s.Load(ctx, key, msg)
+		if err != nil {
+			t.Fatalf("Load: %v", err)
+		}
+		if snap.Entry == nil || !reflect.DeepEqual(*snap.Entry, e) {
+			t.Fatalf("entry = %+v\nwant    %+v", snap.Entry, e)
+		}
+		if snap.Context == nil || !reflect.DeepEqual(*snap.Context, context1) {
+			t.Fatalf("context = %+v; want %+v", snap.Context, context1)
+		}
+		if snap.Record == nil || !reflect.DeepEqual(*snap.Record, r) {
+			t.Fatalf("record = %+v; want %+v", snap.Record, r)
+		}
+	})
+	t.Run("empty fields round-trip as empty", func(t *testing.T) {
+		s := newStore(t)
+		key, msg := ids(t)
+		e := session.Entry{SessionID: "s", UpdatedAt: 1, Version: 1}
+		if err := s.Commit(ctx, key, e, turn.Context{SessionID: "s"}, turn.Record{MessageID: msg, SessionKey: key, State: turn.Committed}); err != nil {
+			t.Fatalf("Commit: %v", err)
+		}
+		snap, err := s.Load(ctx, key, msg)
+		if err != nil || snap.Entry == nil || !reflect.DeepEqual(*snap.Entry, e) {
+			t.Fatalf("entry = %+v, %v; want %+v", snap.Entry, err, e)
+		}
+		if snap.Context == nil || snap.Context.SessionID != "s" || len(snap.Context.Messages) != 0 {
+			t.Fatalf("context = %+v; want empty context of s", snap.Context)
+		}
+	})
+	t.Run("first commit conflicts when the entry exists", func(t *testing.T) {
+		s := newStore(t)
+		key, msg := ids(t)
+		if err := s.Commit(ctx, key, entry(1), context1, record(key, msg+"a")); err != nil {
+			t.Fatalf("Commit: %v", err)
+		}
+		other := entry(1)
+		other.SessionID = "other"
+		err := s.Commit(ctx, key, other, turn.Context{SessionID: "other"}, record(key, msg+"b"))
+		if !fault.Is(err, fault.Conflict) {
+			t.Fatalf("second version-1 Commit = %v; want fault.Conflict", err)
+		}
+		snap, _ := s.Load(ctx, key, msg+"b")
+		if snap.Entry == nil || snap.Entry.SessionID != entry(1).SessionID || snap.Record != nil || snap.Context.SessionID != context1.SessionID {
+			t.Fatalf("a failed Commit changed state: %+v", snap)
+		}
+	})
+	t.Run("version check rejects a stale writer", func(t *testing.T) {
+		s := newStore(t)
+		key, msg := ids(t)
+		for v := int64(1); v <= 3; v++ {
+			if err := s.Commit(ctx, key, entry(v), context1, record(key, fmt.Sprint(msg, v))); err != nil {
+				t.Fatalf("Commit v%d: %v", v, err)
+			}
+		}
+		if err := s.Commit(ctx, key, entry(3), context1, record(key, msg+"stale")); !fault.Is(err, fault.Conflict) {
+			t.Fatalf("stale Commit = %v; want fault.Conflict", err)
+		}
+		snap, _ := s.Load(ctx, key, msg+"stale")
+		if snap.Entry.Version != 3 || snap.Record != nil {
+			t.Fatalf("after stale Commit: version %d record %+v; want 3 and none", snap.Entry.Version, snap.Record)
+		}
+	})
+	t.Run("a committed message cannot commit twice", func(t *testing.T) {
+		s := newStore(t)
+		key, msg := ids(t)
+		if err := s.Commit(ctx, key, entry(1), context1, record(key, msg)); err != nil {
+			t.Fatalf("Commit: %v", err)
+		}
+		if err := s.Commit(ctx, key, entry(2), context1, record(key, msg)); !fault.Is(err, fault.Conflict) {
+			t.Fatalf("Commit of a recorded message = %v; want fault.Conflict", err)
+		}
+		snap, _ := s.Load(ctx, key, msg)
+		if snap.Entry.Version != 1 {
+			t.Fatalf("entry version = %d after a rejected Commit; want 1 (atomic)", snap.Entry.Version)
+		}
+	})
+	t.Run("finish marks done and is idempotent", func(t *testing.T) {
+		s := newStore(t)
+		key, msg := ids(t)
+		if err := s.Commit(ctx, key, entry(1), context1, record(key, msg)); err != nil {
+			t.Fatalf("Commit: %v", err)
+		}
+		for i := 0; i < 2; i++ {
+			if err := s.Finish(ctx, key, msg); err != nil {
+				t.Fatalf("Finish #%d: %v", i+1, err)
+			}
+		}
+		snap, _ := s.Load(ctx, key, msg)
+		if snap.Record == nil || snap.Record.State != turn.Done || snap.Record.Reply != "" {
+			t.Fatalf("record after Finish = %+v; want done without reply", snap.Record)
+		}
+		if snap.Entry == nil || snap.Entry.Version != 1 {
+			t.Fatalf("Finish changed the entry: %+v", snap.Entry)
+		}
+	})
+	t.Run("finish of an unknown message is not found", func(t *testing.T) {
+		s := newStore(t)
+		key, msg := ids(t)
+		if err := s.Finish(ctx, key, msg); !fault.Is(err, fault.NotFound) {
+			t.Fatalf("Finish unknown = %v; want fault.NotFound", err)
+		}
+	})
+	t.Run("keys are isolated", func(t *testing.T) {
+		s := newStore(t)
+		key, msg := ids(t)
+		if err := s.Commit(ctx, key+":a", entry(1), context1, record(key+":a", msg)); err != nil {
+			t.Fatalf("Commit: %v", err)
+		}
+		snap, err := s.Load(ctx, key+":b", msg+"other")
+		if err != nil || snap.Entry != nil || snap.Context != nil || snap.Record != nil {
+			t.Fatalf("Load of another key = %+v, %v; want empty", snap, err)
+		}
+	})
+	t.Run("large context round-trips", func(t *testing.T) {
+		s := newStore(t)
+		key, msg := ids(t)
+		big := turn.Context{SessionID: "s"}
+		for i := 0; i < 200; i++ {
+			big.Messages = append(big.Messages, model.Message{Role: "user", Content: strings.Repeat(fmt.Sprint(i%10), 1000)})
+		}
+		if err := s.Commit(ctx, key, entry(1), big, record(key, msg)); err != nil {
+			t.Fatalf("Commit: %v", err)
+		}
+		snap, err := s.Load(ctx, key, msg)
+		if err != nil || snap.Context == nil || !reflect.DeepEqual(*snap.Context, big) {
+			t.Fatalf("large context did not round-trip (err %v)", err)
+		}
+	})
+	t.Run("concurrent commits: exactly one wins", func(t *testing.T) {
+		s := newStore(t)
+		key, msg := ids(t)
+		if err := s.Commit(ctx, key, entry(1), context1, record(key, msg)); err != nil {
+			t.Fatalf("Commit: %v", err)
+		}
+		var wg sync.WaitGroup
+		errs := make([]error, 4)
+		for i := range errs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = s.Commit(ctx, key, entry(2), context1, record(key, fmt.Sprint(msg, "-", i)))
+			}()
+		}
+		wg.Wait()
+		wins := 0
+		for _, err := range errs {
+			switch {
+			case err == nil:
+				wins++
+			case !fault.Is(err, fault.Conflict):
+				t.Errorf("concurrent Commit: %v; want nil or fault.Conflict", err)
+			}
+		}
+		if wins != 1 {
+			t.Fatalf("%d concurrent commits won; want exactly 1", wins)
+		}
+	})
+}
+
+// MemStore is an in-memory turn.Store. Safe for concurrent use.
+type MemStore struct {
+	mu       sync.Mutex
+	entries  map[string]session.Entry
+	contexts map[string]turn.Context
+	records  map[string]turn.Record
+	// Calls counts every method call.
+	Calls int
+}
+
+// NewMemStore returns an empty store.
+func NewMemStore() *MemStore {
+	return &MemStore{entries: map[string]session.Entry{}, contexts: map[string]turn.Context{}, records: map[string]turn.Record{}}
+}
+
+// Load implements turn.Store.
+func (m *MemStore) Load(_ context.Context, key, messageID string) (turn.Snapshot, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.Calls++
+	var snap turn.Snapshot
+	if e, ok := m.entries[key]; ok {
+		snap.Entry = &e
+	}
+	if c, ok := m.contexts[key]; ok {
+		c.Messages = append([]model.Message(nil), c.Messages...)
+		snap.Context = &c
+	}
+	if r, ok := m.records[messageID]; ok {
+		snap.Record = &r
+	}
+	return snap, nil
+}
+
+// Commit implements turn.Store.
+func (m *MemStore) Commit(_ context.Context, key string, e session.Entry, c turn.Context, r turn.Record) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.Calls++
+	old, exists := m.entries[key]
+	switch {
+	case e.Version == 1 && exists:
+		return fault.New(fault.Conflict, "session %s exists", key)
+	case e.Version > 1 && (!exists || old.Version != e.Version-1):
+		return fault.New(fault.Conflict, "session %s version moved", key)
+	}
+	if _, ok := m.records[r.MessageID]; ok {
+		return fault.New(fault.Conflict, "message %s already committed", r.MessageID)
+	}
+	r.State = turn.Committed
+	m.entries[key] = e
+	c.Messages = append([]model.Message(nil), c.Messages...)
+	m.contexts[key] = c
+	m.records[r.MessageID] = r
+	return nil
+}
+
+// Finish implements turn.Store.
+func (m *MemStore) Finish(_ context.Context, _, messageID string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.Calls++
+	r, ok := m.records[messageID]
+	if !ok {
+		return fault.New(fault.NotFound, "message %s not committed", messageID)
+	}
+	r.State, r.Reply = turn.Done, ""
+	m.records[messageID] = r
+	return nil
+}
+
+// DeleteSession removes the entry and context of key (as a user deleting a
+// session would); records stay.
+func (m *MemStore) DeleteSession(key string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.entries, key)
+	delete(m.contexts, key)
+}
