@@ -193,9 +193,9 @@ func (p *Processor) history(ctx context.Context, e session.Entry, stored *Contex
 }
 
 type turnOutput struct {
-	text   string
-	usage  model.Usage
-	stop   string
+	text  string
+	usage model.Usage
+	stop  string
 }
 
 // complete calls the model. Retryable failures return an error (the queue
