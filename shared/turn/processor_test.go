@@ -1,0 +1,353 @@
+package turn_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zero-gateway/zero/shared/fault"
+	"github.com/zero-gateway/zero/shared/inbound"
+	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/session"
+	"github.com/zero-gateway/zero/shared/transcript"
+	"github.com/zero-gateway/zero/shared/transcript/transcripttest"
+	"github.com/zero-gateway/zero/shared/turn"
+	"github.com/zero-gateway/zero/shared/turn/turntest"
+)
+
+// errCrash stands for the function being killed at that line: the step's
+// effect may or may not have happened, and the message is redelivered.
+var errCrash = errors.New("crash")
+
+// countingModel answers like the echo model and counts calls.
+type countingModel struct {
+	mu    sync.Mutex
+	calls int
+	seen  [][]model.Message
+	err   error
+}
+
+func (m *countingModel) Complete(ctx context.Context, req model.Request) (model.Response, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.calls++
+	m.seen = append(m.seen, req.Messages)
+	if m.err != nil {
+		return model.Response{}, m.err
+	}
+	// A different answer per call shows which call's answer was kept.
+	resp, _ := model.Echo{}.Complete(ctx, req)
+	resp.Text = fmt.Sprintf("%s (call %d)", resp.Text, m.calls)
+	return resp, nil
+}
+
+type sent struct {
+	to   session.DeliveryContext
+	text string
+}
+
+type recordingSender struct {
+	mu      sync.Mutex
+	sent    []sent
+	failFor int // fail this many calls before succeeding
+}
+
+func (s *recordingSender) Send(_ context.Context, to session.DeliveryContext, text string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.failFor > 0 {
+		s.failFor--
+		return fault.New(fault.Unavailable, "telegram is down")
+	}
+	s.sent = append(s.sent, sent{to, text})
+	return nil
+}
+
+// crashingStore wraps a store and crashes Commit or Finish once, before or
+// after the write took effect.
+type crashingStore struct {
+	turn.Store
+	commitBefore, commitAfter, finishBefore int
+}
+
+func (s *crashingStore) Commit(ctx context.Context, key string, e session.Entry, c turn.Context, r turn.Record) error {
+	if s.commitBefore > 0 {
+		s.commitBefore--
+		return errCrash
+	}
+	if err := s.Store.Commit(ctx, key, e, c, r); err != nil {
+		return err
+	}
+	if s.commitAfter > 0 {
+		s.commitAfter--
+		return errCrash
+	}
+	return nil
+}
+
+func (s *crashingStore) Finish(ctx context.Context, key, id string) error {
+	if s.finishBefore > 0 {
+		s.finishBefore--
+		return errCrash
+	}
+	return s.Store.Finish(ctx, key, id)
+}
+
+type rig struct {
+	store  *turntest.MemStore
+	bucket *transcripttest.MemBucket
+	model  *countingModel
+	sender *recordingSender
+	proc   *turn.Processor
+	crash  *crashingStore
+}
+
+func newRig() *rig {
+	r := &rig{store: turntest.NewMemStore(), bucket: transcripttest.NewMemBucket(), model: &countingModel{}, sender: &recordingSender{}}
+	r.crash = &crashingStore{Store: r.store}
+	clock := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	r.proc = &turn.Processor{
+		Store: r.crash, Transcript: transcript.NewLog(r.bucket), Model: r.model,
+		ModelRef: model.Ref{Provider: "zero", Name: "echo"},
+		Senders:  map[string]turn.Sender{"telegram": r.sender},
+		Now:      func() time.Time { clock = clock.Add(time.Second); return clock },
+	}
+	return r
+}
+
+func msg(update int, text string) inbound.Message {
+	return inbound.Message{
+		ID: fmt.Sprintf("telegram:42:%d", update), AgentID: "main", SessionKey: "agent:main:main",
+		Channel: "telegram", ChatType: inbound.Direct, From: "telegram:7", To: "7", Text: text, SenderName: "Ana",
+	}
+}
+
+// transcriptLines returns the message lines of the session's transcript.
+func (r *rig) transcriptLines(t *testing.T) []transcript.Line {
+	t.Helper()
+	snap, _ := r.store.Load(context.Background(), "agent:main:main", "")
+	if snap.Entry == nil {
+		t.Fatal("no session entry")
+	}
+	stream, err := transcript.NewLog(r.bucket).Read(context.Background(), transcript.Path("main", snap.Entry.SessionID, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return transcript.Lines(stream)
+}
+
+func TestHandleRetriesAfterCrash(t *testing.T) {
+	tests := []struct {
+		name      string
+		setup     func(r *rig)
+		attempts  int // deliveries until success
+		wantCalls int // model calls in total
+		wantSends int
+	}{
+		{"no crash", func(*rig) {}, 1, 1, 1},
+		{"crash before commit (part written)", func(r *rig) { r.crash.commitBefore = 1 }, 2, 1, 1},
+		{"crash after commit before send", func(r *rig) { r.crash.commitAfter = 1 }, 2, 1, 1},
+		{"send fails", func(r *rig) { r.sender.failFor = 1 }, 2, 1, 1},
+		{"send fails twice", func(r *rig) { r.sender.failFor = 2 }, 3, 1, 1},
+		// The documented window: the send went out, the record did not
+		// say so. The retry sends the reply again, nothing else repeats.
+		{"crash after send before finish", func(r *rig) { r.crash.finishBefore = 1 }, 2, 1, 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRig()
+			tc.setup(r)
+			m := msg(1, "hello")
+			var err error
+			attempt := 0
+			for attempt = 1; attempt <= 5; attempt++ {
+				if err = r.proc.Handle(context.Background(), m, attempt); err == nil {
+					break
+				}
+			}
+			if err != nil || attempt != tc.attempts {
+				t.Fatalf("succeeded on attempt %d (err %v); want attempt %d", attempt, err, tc.attempts)
+			}
+			// A late redelivery after success changes nothing.
+			if err := r.proc.Handle(context.Background(), m, attempt+1); err != nil {
+				t.Fatalf("redelivery: %v", err)
+			}
+			if r.model.calls != tc.wantCalls {
+				t.Errorf("model calls = %d; want %d", r.model.calls, tc.wantCalls)
+			}
+			if len(r.sender.sent) != tc.wantSends {
+				t.Errorf("sends = %d; want %d", len(r.sender.sent), tc.wantSends)
+			}
+			for _, s := range r.sender.sent {
+				if s.text != "echo: hello (call 1)" || s.to.To != "7" || s.to.Channel != "telegram" {
+					t.Errorf("sent %+v; want the first model answer to chat 7", s)
+				}
+			}
+			lines := r.transcriptLines(t)
+			if len(lines) != 2 || lines[0].Message.Role != "user" || lines[1].Message.Text() != "echo: hello (call 1)" {
+				t.Fatalf("transcript lines = %+v; want one user and one assistant line", lines)
+			}
+		})
+	}
+}
+
+func TestHandleConversation(t *testing.T) {
+	r := newRig()
+	ctx := context.Background()
+	for i := 1; i <= 3; i++ {
+		if err := r.proc.Handle(ctx, msg(i, fmt.Sprintf("m%d", i)), 1); err != nil {
+			t.Fatalf("turn %d: %v", i, err)
+		}
+	}
+	// The model saw the history of earlier turns.
+	if got := len(r.model.seen[2]); got != 5 {
+		t.Fatalf("third call saw %d messages; want 5 (2 turns of history + the new one)", got)
+	}
+	snap, _ := r.store.Load(ctx, "agent:main:main", "")
+	e := snap.Entry
+	if e.TranscriptSeq != 3 || e.Version != 3 || e.TotalTokens == 0 || e.InputTokens+e.OutputTokens != e.TotalTokens {
+		t.Fatalf("entry = %+v; want seq 3, version 3 and summed tokens", e)
+	}
+	if e.DeliveryContext.To != "7" || e.LastTo != "7" || e.LastChannel != "telegram" || e.Origin.Provider != "telegram" || e.Origin.Label != "Ana" {
+		t.Fatalf("routing metadata = %+v", e)
+	}
+	lines := r.transcriptLines(t)
+	if len(lines) != 6 {
+		t.Fatalf("transcript has %d lines; want 6", len(lines))
+	}
+	for i := 1; i < len(lines); i++ {
+		if lines[i].ParentID == nil || *lines[i].ParentID != lines[i-1].ID {
+			t.Fatalf("line %d parentId = %v; want %s (a chain)", i, lines[i].ParentID, lines[i-1].ID)
+		}
+	}
+	stream, _ := transcript.NewLog(r.bucket).Read(ctx, transcript.Path("main", e.SessionID, ""))
+	if !strings.HasPrefix(string(stream), `{"type":"session","version":3,"id":"`+e.SessionID) {
+		t.Fatalf("transcript does not start with its header: %.80s", stream)
+	}
+}
+
+func TestHandleDuplicateLaterIsSkipped(t *testing.T) {
+	r := newRig()
+	ctx := context.Background()
+	for _, m := range []inbound.Message{msg(1, "a"), msg(2, "b"), msg(3, "c"), msg(1, "a")} {
+		if err := r.proc.Handle(ctx, m, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r.model.calls != 3 || len(r.sender.sent) != 3 {
+		t.Fatalf("model calls %d, sends %d; want 3 and 3 (the replay of update 1 is skipped)", r.model.calls, len(r.sender.sent))
+	}
+}
+
+func TestHandleRebuildsContextFromTranscript(t *testing.T) {
+	r := newRig()
+	ctx := context.Background()
+	if err := r.proc.Handle(ctx, msg(1, "remember me"), 1); err != nil {
+		t.Fatal(err)
+	}
+	// Lose the context cache but keep the entry: simulate with a store
+	// whose Load hides the context.
+	r.proc.Store = hideContext{r.crash}
+	if err := r.proc.Handle(ctx, msg(2, "again"), 1); err != nil {
+		t.Fatal(err)
+	}
+	got := r.model.seen[1]
+	if len(got) != 3 || got[0].Content != "remember me" || got[1].Role != model.Assistant {
+		t.Fatalf("model saw %+v; want the history rebuilt from the transcript", got)
+	}
+}
+
+type hideContext struct{ turn.Store }
+
+func (h hideContext) Load(ctx context.Context, key, id string) (turn.Snapshot, error) {
+	snap, err := h.Store.Load(ctx, key, id)
+	snap.Context = nil
+	return snap, err
+}
+
+func TestHandleDeletedSessionStartsFresh(t *testing.T) {
+	r := newRig()
+	ctx := context.Background()
+	if err := r.proc.Handle(ctx, msg(1, "one"), 1); err != nil {
+		t.Fatal(err)
+	}
+	snap, _ := r.store.Load(ctx, "agent:main:main", "")
+	first := snap.Entry.SessionID
+	r.store.DeleteSession("agent:main:main")
+	if err := r.proc.Handle(ctx, msg(2, "two"), 1); err != nil {
+		t.Fatal(err)
+	}
+	snap, _ = r.store.Load(ctx, "agent:main:main", "")
+	if snap.Entry.SessionID == first || snap.Entry.TranscriptSeq != 1 {
+		t.Fatalf("entry after delete = %+v; want a new session at seq 1", snap.Entry)
+	}
+}
+
+func TestHandleModelErrors(t *testing.T) {
+	tests := []struct {
+		name      string
+		err       error
+		wantRetry bool
+		wantReply string
+	}{
+		{"rate limited is retried", fault.New(fault.RateLimited, "slow down"), true, ""},
+		{"unavailable is retried", fault.New(fault.Unavailable, "503"), true, ""},
+		{"bad key ends the run with a clean message", fault.Wrap(fault.Unauthorized, errors.New("401 sk-secret"), "the model provider rejected the API key"), false, "⚠️ The model could not answer: the model provider rejected the API key"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRig()
+			r.model.err = tc.err
+			err := r.proc.Handle(context.Background(), msg(1, "hi"), 1)
+			if (err != nil) != tc.wantRetry {
+				t.Fatalf("Handle = %v; want retry %v", err, tc.wantRetry)
+			}
+			if tc.wantRetry {
+				if len(r.sender.sent) != 0 {
+					t.Fatalf("sent %v before the model answered", r.sender.sent)
+				}
+				return
+			}
+			if len(r.sender.sent) != 1 || r.sender.sent[0].text != tc.wantReply {
+				t.Fatalf("sent %+v; want %q", r.sender.sent, tc.wantReply)
+			}
+			if strings.Contains(r.sender.sent[0].text, "sk-secret") {
+				t.Fatal("the provider's raw error reached the user")
+			}
+		})
+	}
+}
+
+func TestHandleRejectsInvalidMessage(t *testing.T) {
+	r := newRig()
+	m := msg(1, "x")
+	m.SessionKey = ""
+	if err := r.proc.Handle(context.Background(), m, 1); !fault.Is(err, fault.Invalid) {
+		t.Fatalf("Handle = %v; want fault.Invalid", err)
+	}
+	if r.store.Calls != 0 {
+		t.Fatalf("an invalid message touched the store (%d calls)", r.store.Calls)
+	}
+}
+
+func TestHandleTopicTranscriptPath(t *testing.T) {
+	r := newRig()
+	m := msg(1, "in a topic")
+	m.ChatType, m.SessionKey, m.To, m.ThreadID = inbound.Group, "agent:main:telegram:group:-100:topic:5", "-100", "5"
+	if err := r.proc.Handle(context.Background(), m, 1); err != nil {
+		t.Fatal(err)
+	}
+	snap, _ := r.store.Load(context.Background(), m.SessionKey, "")
+	keys, _ := r.bucket.List(context.Background(), "agents/main/sessions/")
+	want := transcript.PartKey(transcript.Path("main", snap.Entry.SessionID, "5"), 1)
+	if len(keys) != 1 || keys[0] != want || !strings.Contains(want, "-topic-5.jsonl") {
+		t.Fatalf("keys = %v; want [%s]", keys, want)
+	}
+	if r.sender.sent[0].to.ThreadID != "5" {
+		t.Fatalf("reply went to thread %q; want 5", r.sender.sent[0].to.ThreadID)
+	}
+}
