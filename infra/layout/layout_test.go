@@ -1,0 +1,113 @@
+// Package layout enforces the dependency direction of shared/: the domain
+// core imports no AWS or Lambda package and no adapter; an adapter imports
+// the core and its own SDK, never another adapter. Every package under
+// shared/ must be classified here, so a new one forces the decision.
+package layout
+
+import (
+	"encoding/json"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/zero-gateway/zero/"
+
+// roles of the packages directly under shared/; subpackages (xxxtest)
+// inherit their parent's role.
+var roles = map[string]string{
+	"fault":      "core",
+	"inbound":    "core",
+	"session":    "core",
+	"transcript": "core",
+	"model":      "core",
+	"turn":       "core",
+	"dynamo":     "adapter",
+	"s3store":    "adapter",
+	"sqsqueue":   "adapter",
+	"telegram":   "adapter",
+	"openai":     "adapter",
+	"httpapi":    "adapter",
+	"awsconfig":  "support", // builds the SDK config for mains and tests
+	"emulator":   "support", // starts the local AWS emulator for tests and `zero dev`
+}
+
+var forbiddenInCore = []string{"github.com/aws/", "github.com/openai/", "github.com/anthropics/"}
+
+type pkg struct {
+	ImportPath string
+	Imports    []string
+	Deps       []string
+}
+
+func listShared(t *testing.T) []pkg {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-json", "../../shared/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatalf("decode go list: %v", err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+// top returns the name of the package directly under shared/ that path is in.
+func top(path string) (string, bool) {
+	rest, ok := strings.CutPrefix(path, module+"shared/")
+	if !ok {
+		return "", false
+	}
+	name, _, _ := strings.Cut(rest, "/")
+	return name, true
+}
+
+func TestDependencyDirection(t *testing.T) {
+	pkgs := listShared(t)
+	if len(pkgs) == 0 {
+		t.Fatal("go list found no packages under shared/")
+	}
+	for _, p := range pkgs {
+		name, _ := top(p.ImportPath)
+		role, ok := roles[name]
+		if !ok {
+			t.Errorf("%s: shared/%s is not classified in infra/layout (core, adapter or support)", p.ImportPath, name)
+			continue
+		}
+		switch role {
+		case "core":
+			for _, d := range p.Deps {
+				for _, bad := range forbiddenInCore {
+					if strings.HasPrefix(d, bad) {
+						t.Errorf("core package %s reaches %s", p.ImportPath, d)
+					}
+				}
+				if dep, ok := top(d); ok && roles[dep] != "core" {
+					t.Errorf("core package %s reaches %s package %s", p.ImportPath, roles[dep], d)
+				}
+			}
+		case "adapter":
+			for _, imp := range p.Imports {
+				if dep, ok := top(imp); ok && dep != name && roles[dep] != "core" {
+					t.Errorf("adapter %s imports %s (%s): adapters import only the core and their own SDK", p.ImportPath, imp, roles[dep])
+				}
+			}
+		}
+	}
+}
+
+func TestSharedIsNotAPackage(t *testing.T) {
+	out, err := exec.Command("go", "list", "../../shared").CombinedOutput()
+	if err == nil {
+		t.Fatalf("shared/ itself is a Go package (%s); it must only hold packages", strings.TrimSpace(string(out)))
+	}
+}
