@@ -1,0 +1,60 @@
+# ZERO — the two commands: `make dev` runs the product locally, `make test`
+# runs every test. Both install what they need first (`make deps`).
+
+SHELL := /bin/bash
+GO ?= go
+PYTHON ?= python3
+BIN := $(CURDIR)/bin
+BUILD := $(CURDIR)/build
+RIE_VERSION := v0.0.0-20261030222936-bef5c4ba774d
+RIE := $(BIN)/aws-lambda-rie
+TEMPLATE_JSON := $(BUILD)/template.json
+export PATH := $(BIN):$(PATH)
+
+.PHONY: deps dev test lint bench build clean
+
+## deps: install what the product and its tests need, only where missing.
+deps: $(RIE)
+	@command -v $(GO) >/dev/null || { echo "Go 1.26+ is required: https://go.dev/dl/"; exit 1; }
+	@$(PYTHON) -c 'import moto.server' 2>/dev/null || $(PYTHON) -m pip install --quiet 'moto[server]'
+	@$(PYTHON) -c 'import samtranslator' 2>/dev/null || $(PYTHON) -m pip install --quiet aws-sam-translator
+	@command -v cfn-lint >/dev/null || $(PYTHON) -m pip install --quiet cfn-lint
+	@$(GO) mod download
+
+$(RIE):
+	@mkdir -p $(BIN)
+	GOBIN=$(BIN) $(GO) install github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie@$(RIE_VERSION)
+
+## The CloudFormation the local stack is provisioned from, translated from
+## template.yaml by aws-sam-translator so local and deployed cannot drift.
+$(TEMPLATE_JSON): template.yaml infra/sam2cfn.py
+	@mkdir -p $(BUILD)
+	AWS_DEFAULT_REGION=$${AWS_DEFAULT_REGION:-us-east-1} $(PYTHON) infra/sam2cfn.py template.yaml $(TEMPLATE_JSON)
+
+## dev: the local stack — AWS emulator on 127.0.0.1:4566, functions under the
+## Lambda RIE, HTTP front on 127.0.0.1:3000, the SQS event-source emulator.
+dev: deps $(TEMPLATE_JSON)
+	$(GO) run ./cmd/zero dev
+
+## test: formatting, vet, template lint, the import-direction check, unit and
+## integration tests (moto is started and stopped by the tests themselves).
+test: deps lint $(TEMPLATE_JSON)
+	$(GO) test -count=1 -timeout 20m ./...
+
+lint: $(TEMPLATE_JSON)
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	cfn-lint template.yaml
+	cfn-lint $(TEMPLATE_JSON)
+
+## bench: handler speed, AWS calls per turn, binary sizes and cold init.
+bench: deps $(TEMPLATE_JSON)
+	$(GO) test -run '^$$' -bench . -benchmem ./shared/...
+	ZERO_BENCH=1 $(GO) test -count=1 -run 'TestBench' -v ./cmd/zero/devstack/ | grep -E '^(=== RUN|---|\s+\S+\.go:\d+: BENCH|ok|FAIL)' || true
+
+## SAM builds each function with `make build-<LogicalId>` (BuildMethod: makefile).
+include $(dir $(lastword $(MAKEFILE_LIST)))infra/build.mk
+
+clean:
+	rm -rf $(BUILD) .aws-sam

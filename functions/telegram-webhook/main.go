@@ -1,0 +1,62 @@
+// Command telegram-webhook is the Lambda behind POST /webhooks/telegram: it
+// checks Telegram's secret header, turns the update into an inbound.Message
+// with its session key and queues it on the FIFO work queue (one message
+// group per session). It answers 2xx once the update is queued.
+//
+// Environment: TELEGRAM_WEBHOOK_SECRET (the setWebhook secret_token),
+// TELEGRAM_BOT_TOKEN (only its bot id is used), ZERO_QUEUE_URL.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/zero-gateway/zero/shared/awsconfig"
+	"github.com/zero-gateway/zero/shared/httpapi"
+	"github.com/zero-gateway/zero/shared/session"
+	"github.com/zero-gateway/zero/shared/sqsqueue"
+	"github.com/zero-gateway/zero/shared/telegram"
+)
+
+func main() {
+	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	webhook, err := setup(context.Background(), logger)
+	if err != nil {
+		// Telegram sees a 5xx and redelivers, so a bad config loses no update.
+		logger.Error("telegram-webhook init failed", "err", err)
+		os.Exit(1)
+	}
+	lambda.Start(httpapi.Handler(webhook))
+}
+
+func setup(ctx context.Context, logger *slog.Logger) (http.Handler, error) {
+	secret := os.Getenv("TELEGRAM_WEBHOOK_SECRET")
+	if err := telegram.CheckSecret(secret); err != nil {
+		return nil, fmt.Errorf("TELEGRAM_WEBHOOK_SECRET: %w", err)
+	}
+	botID, err := telegram.BotID(os.Getenv("TELEGRAM_BOT_TOKEN"))
+	if err != nil {
+		return nil, err
+	}
+	queueURL := os.Getenv("ZERO_QUEUE_URL")
+	if queueURL == "" {
+		return nil, fmt.Errorf("environment variable ZERO_QUEUE_URL is required")
+	}
+	awsCfg, err := awsconfig.Load(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	return telegram.NewWebhook(telegram.WebhookConfig{
+		Secret: secret,
+		BotID:  botID,
+		Keys:   session.KeyConfig{}, // seed defaults: mainKey "main", dmScope "main"
+		Queue:  sqsqueue.New(sqs.NewFromConfig(awsCfg), queueURL),
+		Log:    logger,
+	}), nil
+}

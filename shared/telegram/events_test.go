@@ -1,0 +1,115 @@
+package telegram_test
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/zero-gateway/zero/shared/httpapi"
+	"github.com/zero-gateway/zero/shared/inbound"
+	"github.com/zero-gateway/zero/shared/session"
+	"github.com/zero-gateway/zero/shared/telegram"
+)
+
+// The sample events in /events are documentation and `zero dev` input; these
+// tests keep them valid.
+
+func readEvent(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "events", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestSampleEvents(t *testing.T) {
+	tests := []struct {
+		file         string
+		wantKey      string
+		wantChatType string
+		wantTo       string
+		wantThreadID string
+	}{
+		{"telegram-private-text.json", "agent:main:main", inbound.Direct, "123456789", ""},
+		{"telegram-group-text.json", "agent:main:telegram:group:-1001234567890", inbound.Group, "-1001234567890", ""},
+		{"telegram-forum-topic-text.json", "agent:main:telegram:group:-1009876543210:topic:42", inbound.Group, "-1009876543210", "42"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			m, ok, err := telegram.ParseUpdate(readEvent(t, tt.file), "7000000001", session.KeyConfig{})
+			if err != nil || !ok {
+				t.Fatalf("ParseUpdate = ok %v, err %v", ok, err)
+			}
+			if m.SessionKey != tt.wantKey || m.ChatType != tt.wantChatType || m.To != tt.wantTo || m.ThreadID != tt.wantThreadID {
+				t.Errorf("got key %q chat type %q to %q thread %q; want %q %q %q %q",
+					m.SessionKey, m.ChatType, m.To, m.ThreadID, tt.wantKey, tt.wantChatType, tt.wantTo, tt.wantThreadID)
+			}
+			if err := m.Validate(); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+type memQueue struct {
+	mu   sync.Mutex
+	msgs []inbound.Message
+}
+
+func (q *memQueue) Enqueue(_ context.Context, m inbound.Message) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.msgs = append(q.msgs, m)
+	return nil
+}
+
+// TestSampleAPIGatewayEvent runs the API Gateway sample through the Lambda
+// adapter and the webhook, as the deployed function does.
+func TestSampleAPIGatewayEvent(t *testing.T) {
+	var ev events.APIGatewayV2HTTPRequest
+	if err := json.Unmarshal(readEvent(t, "telegram-webhook-apigw.json"), &ev); err != nil {
+		t.Fatal(err)
+	}
+	want, ok, err := telegram.ParseUpdate(readEvent(t, "telegram-private-text.json"), "7000000001", session.KeyConfig{})
+	if err != nil || !ok {
+		t.Fatalf("private sample: ok %v, err %v", ok, err)
+	}
+
+	tests := []struct {
+		name       string
+		secret     string
+		wantStatus int
+		wantQueued int
+	}{
+		{"matching secret queues the update", "dev-secret", 200, 1},
+		{"other secret is refused", "prod-secret", 401, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			queue := &memQueue{}
+			handler := httpapi.Handler(telegram.NewWebhook(telegram.WebhookConfig{
+				Secret: tt.secret, BotID: "7000000001", Queue: queue, Log: slog.New(slog.DiscardHandler),
+			}))
+			resp, err := handler(context.Background(), ev)
+			if err != nil {
+				t.Fatalf("handler error: %v", err)
+			}
+			if resp.StatusCode != tt.wantStatus {
+				t.Fatalf("status %d (%s), want %d", resp.StatusCode, resp.Body, tt.wantStatus)
+			}
+			if len(queue.msgs) != tt.wantQueued {
+				t.Fatalf("queued %d, want %d", len(queue.msgs), tt.wantQueued)
+			}
+			if tt.wantQueued > 0 && queue.msgs[0] != want {
+				t.Errorf("queued\n %+v\nwant (the private sample)\n %+v", queue.msgs[0], want)
+			}
+		})
+	}
+}

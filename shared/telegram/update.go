@@ -1,0 +1,202 @@
+// Package telegram is ZERO's Telegram Bot API adapter.
+//
+// Inbound: ParseUpdate turns a webhook Update into an inbound.Message with
+// its session key, and NewWebhook is the HTTP handler that authenticates
+// Telegram (X-Telegram-Bot-Api-Secret-Token), parses the update and enqueues
+// it. Updates ZERO does not handle are acknowledged, never queued, so
+// Telegram stops redelivering them.
+//
+// Outbound: Client sends replies with sendMessage in HTML parse mode, split
+// into pieces Telegram accepts, and honours 429 retry_after.
+//
+// Errors are classified with package fault; no error or log line carries the
+// bot token or the webhook secret.
+package telegram
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/zero-gateway/zero/shared/fault"
+	"github.com/zero-gateway/zero/shared/inbound"
+	"github.com/zero-gateway/zero/shared/session"
+)
+
+// Channel is the channel name ZERO uses for Telegram in messages and keys.
+const Channel = "telegram"
+
+// update is the part of a Telegram Update ZERO reads.
+type update struct {
+	UpdateID    *int64   `json:"update_id"`
+	Message     *message `json:"message"`
+	ChannelPost *message `json:"channel_post"`
+
+	kind string // "message", "channel_post", "edited_message", ...
+}
+
+type message struct {
+	MessageThreadID int64  `json:"message_thread_id"`
+	IsTopicMessage  bool   `json:"is_topic_message"`
+	From            *user  `json:"from"`
+	SenderChat      *chat  `json:"sender_chat"`
+	Date            int64  `json:"date"`
+	Chat            chat   `json:"chat"`
+	Text            string `json:"text"`
+	Caption         string `json:"caption"`
+}
+
+type user struct {
+	ID        int64  `json:"id"`
+	FirstName string `json:"first_name"`
+	LastName  string `json:"last_name"`
+	Username  string `json:"username"`
+}
+
+type chat struct {
+	ID       int64  `json:"id"`
+	Type     string `json:"type"` // private | group | supergroup | channel
+	Title    string `json:"title"`
+	Username string `json:"username"`
+	IsForum  bool   `json:"is_forum"`
+}
+
+// ParseUpdate converts a webhook body into the message to queue for botID.
+// It returns ok=false (and no error) for an update ZERO does not handle:
+// anything but a message or channel post with text or a caption. A body
+// that is not an Update (malformed JSON, no update_id) is a fault.Invalid
+// error.
+func ParseUpdate(body []byte, botID string, keys session.KeyConfig) (inbound.Message, bool, error) {
+	u, err := decodeUpdate(body)
+	if err != nil {
+		return inbound.Message{}, false, err
+	}
+	m, skip := u.toMessage(botID, keys)
+	return m, skip == "", nil
+}
+
+// decodeUpdate parses body and names the update's kind.
+func decodeUpdate(body []byte) (update, error) {
+	var u update
+	if err := json.Unmarshal(body, &u); err != nil {
+		return update{}, fault.Wrap(fault.Invalid, err, "telegram update: malformed JSON")
+	}
+	if u.UpdateID == nil {
+		return update{}, fault.New(fault.Invalid, "telegram update: update_id is required")
+	}
+	switch {
+	case u.Message != nil:
+		u.kind = "message"
+	case u.ChannelPost != nil:
+		u.kind = "channel_post"
+	default:
+		u.kind = otherKind(body)
+	}
+	return u, nil
+}
+
+// otherKind names an update ZERO does not decode: its one field besides
+// update_id. Only unhandled updates pay for this second decode.
+func otherKind(body []byte) string {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(body, &fields) != nil {
+		return "unknown"
+	}
+	delete(fields, "update_id")
+	if len(fields) == 0 {
+		return "empty"
+	}
+	names := make([]string, 0, len(fields))
+	for name := range fields {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ",")
+}
+
+// toMessage builds the message to queue, or returns why the update is skipped.
+func (u update) toMessage(botID string, keys session.KeyConfig) (inbound.Message, string) {
+	msg := u.Message
+	if msg == nil {
+		msg = u.ChannelPost
+	}
+	if msg == nil {
+		return inbound.Message{}, "unhandled update type"
+	}
+	text := msg.Text
+	if text == "" {
+		text = msg.Caption
+	}
+	if strings.TrimSpace(text) == "" {
+		return inbound.Message{}, "no text or caption"
+	}
+
+	chatID := strconv.FormatInt(msg.Chat.ID, 10)
+	route := session.Route{Channel: Channel, PeerID: chatID}
+	m := inbound.Message{
+		ID:         Channel + ":" + botID + ":" + strconv.FormatInt(*u.UpdateID, 10),
+		AgentID:    session.DefaultAgentID,
+		Channel:    Channel,
+		To:         chatID,
+		Subject:    msg.Chat.Title,
+		Text:       text,
+		ReceivedAt: msg.Date * 1000,
+	}
+	switch msg.Chat.Type {
+	case "private":
+		route.ChatType = inbound.Direct // keyed by the user, whose id is also the chat's
+		if msg.From != nil {
+			route.PeerID = strconv.FormatInt(msg.From.ID, 10)
+		}
+	case "group", "supergroup":
+		route.ChatType = inbound.Group
+	case "channel":
+		route.ChatType = inbound.Channel
+	default:
+		return inbound.Message{}, "unknown chat type " + strconv.Quote(msg.Chat.Type)
+	}
+	m.ChatType = route.ChatType
+	if route.ChatType != inbound.Direct {
+		m.GroupID = chatID
+	}
+	// message_thread_id is a topic only in forums (and bots' private-chat
+	// topics); in other supergroups it marks a reply thread, which
+	// sendMessage cannot target. Only forum topics get their own session.
+	if msg.MessageThreadID != 0 && (msg.Chat.IsForum || msg.IsTopicMessage) {
+		m.ThreadID = strconv.FormatInt(msg.MessageThreadID, 10)
+		if msg.Chat.IsForum {
+			route.ThreadID = m.ThreadID
+		}
+	}
+	switch {
+	case msg.From != nil:
+		m.From = Channel + ":" + strconv.FormatInt(msg.From.ID, 10)
+		m.SenderName = displayName(msg.From.FirstName, msg.From.LastName, msg.From.Username)
+	case msg.SenderChat != nil: // channel posts have no from
+		m.From = Channel + ":" + strconv.FormatInt(msg.SenderChat.ID, 10)
+		m.SenderName = displayName(msg.SenderChat.Title, "", msg.SenderChat.Username)
+	}
+	m.SessionKey = session.Key(m.AgentID, route, keys)
+	return m, ""
+}
+
+// displayName is "First Last", or "@username" when there is no name.
+func displayName(first, last, username string) string {
+	if name := strings.TrimSpace(first + " " + last); name != "" {
+		return name
+	}
+	if username != "" {
+		return "@" + username
+	}
+	return ""
+}
+
+// BotID returns the bot's numeric id, the part of token before ':'.
+func BotID(token string) (string, error) {
+	id, secret, ok := strings.Cut(token, ":")
+	if !ok || id == "" || secret == "" || strings.Trim(id, "0123456789") != "" {
+		return "", fault.New(fault.Invalid, "TELEGRAM_BOT_TOKEN is malformed: want <bot id>:<secret> from @BotFather")
+	}
+	return id, nil
+}

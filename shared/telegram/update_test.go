@@ -1,0 +1,254 @@
+package telegram
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/zero-gateway/zero/shared/fault"
+	"github.com/zero-gateway/zero/shared/inbound"
+	"github.com/zero-gateway/zero/shared/session"
+)
+
+const testBotID = "7000000001"
+
+func readFixture(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestParseUpdateHandled(t *testing.T) {
+	tests := []struct {
+		name    string
+		fixture string
+		keys    session.KeyConfig
+		want    inbound.Message
+	}{
+		{
+			name:    "private chat maps to the main key",
+			fixture: "private_text.json",
+			want: inbound.Message{
+				ID: "telegram:7000000001:815000001", AgentID: "main", SessionKey: "agent:main:main",
+				Channel: "telegram", ChatType: "direct", From: "telegram:123456789", To: "123456789",
+				SenderName: "Ada Lovelace", Text: "Hello, ZERO <3 & friends", ReceivedAt: 1767225600000,
+			},
+		},
+		{
+			name:    "private chat with custom main key",
+			fixture: "private_text.json",
+			keys:    session.KeyConfig{MainKey: "home"},
+			want: inbound.Message{
+				ID: "telegram:7000000001:815000001", AgentID: "main", SessionKey: "agent:main:home",
+				Channel: "telegram", ChatType: "direct", From: "telegram:123456789", To: "123456789",
+				SenderName: "Ada Lovelace", Text: "Hello, ZERO <3 & friends", ReceivedAt: 1767225600000,
+			},
+		},
+		{
+			name:    "private chat per channel peer",
+			fixture: "private_text.json",
+			keys:    session.KeyConfig{DMScope: session.ScopePerChannelPeer},
+			want: inbound.Message{
+				ID: "telegram:7000000001:815000001", AgentID: "main", SessionKey: "agent:main:telegram:dm:123456789",
+				Channel: "telegram", ChatType: "direct", From: "telegram:123456789", To: "123456789",
+				SenderName: "Ada Lovelace", Text: "Hello, ZERO <3 & friends", ReceivedAt: 1767225600000,
+			},
+		},
+		{
+			name:    "private chat sender with only a username",
+			fixture: "private_username_only.json",
+			keys:    session.KeyConfig{DMScope: session.ScopePerPeer},
+			want: inbound.Message{
+				ID: "telegram:7000000001:815000002", AgentID: "main", SessionKey: "agent:main:dm:555",
+				Channel: "telegram", ChatType: "direct", From: "telegram:555", To: "555",
+				SenderName: "@nameless", Text: "/start", ReceivedAt: 1767225601000,
+			},
+		},
+		{
+			name:    "photo caption is the text",
+			fixture: "private_photo_caption.json",
+			want: inbound.Message{
+				ID: "telegram:7000000001:815000003", AgentID: "main", SessionKey: "agent:main:main",
+				Channel: "telegram", ChatType: "direct", From: "telegram:123456789", To: "123456789",
+				SenderName: "Ada", Text: "What is in this picture?", ReceivedAt: 1767225602000,
+			},
+		},
+		{
+			name:    "basic group keeps the negative chat id",
+			fixture: "group_text.json",
+			want: inbound.Message{
+				ID: "telegram:7000000001:815000005", AgentID: "main", SessionKey: "agent:main:telegram:group:-4012345678",
+				Channel: "telegram", ChatType: "group", From: "telegram:987654321", To: "-4012345678",
+				GroupID: "-4012345678", Subject: "Compilers", SenderName: "Grace Hopper",
+				Text: "@zero_bot what is a linker?", ReceivedAt: 1767225604000,
+			},
+		},
+		{
+			name:    "supergroup",
+			fixture: "supergroup_text.json",
+			want: inbound.Message{
+				ID: "telegram:7000000001:815000006", AgentID: "main", SessionKey: "agent:main:telegram:group:-1001234567890",
+				Channel: "telegram", ChatType: "group", From: "telegram:987654321", To: "-1001234567890",
+				GroupID: "-1001234567890", Subject: "ZERO users", SenderName: "Grace Hopper",
+				Text: "Does ZERO run on Lambda?", ReceivedAt: 1767225605000,
+			},
+		},
+		{
+			name:    "reply thread in a non-forum supergroup is not a topic",
+			fixture: "supergroup_reply_thread.json",
+			want: inbound.Message{
+				ID: "telegram:7000000001:815000007", AgentID: "main", SessionKey: "agent:main:telegram:group:-1001234567890",
+				Channel: "telegram", ChatType: "group", From: "telegram:987654321", To: "-1001234567890",
+				GroupID: "-1001234567890", Subject: "ZERO users", SenderName: "Grace",
+				Text: "Replying in a thread, not a forum topic", ReceivedAt: 1767225606000,
+			},
+		},
+		{
+			name:    "forum topic gets its own session and thread",
+			fixture: "forum_topic_text.json",
+			want: inbound.Message{
+				ID: "telegram:7000000001:815000008", AgentID: "main", SessionKey: "agent:main:telegram:group:-1009876543210:topic:42",
+				Channel: "telegram", ChatType: "group", From: "telegram:987654321", To: "-1009876543210", ThreadID: "42",
+				GroupID: "-1009876543210", Subject: "ZERO forum", SenderName: "Grace Hopper",
+				Text: "A question in the Deploys topic", ReceivedAt: 1767225607000,
+			},
+		},
+		{
+			name:    "forum general topic has no thread",
+			fixture: "forum_general_text.json",
+			want: inbound.Message{
+				ID: "telegram:7000000001:815000009", AgentID: "main", SessionKey: "agent:main:telegram:group:-1009876543210",
+				Channel: "telegram", ChatType: "group", From: "telegram:987654321", To: "-1009876543210",
+				GroupID: "-1009876543210", Subject: "ZERO forum", SenderName: "Grace",
+				Text: "Hi from the General topic", ReceivedAt: 1767225608000,
+			},
+		},
+		{
+			name:    "channel post is sent by the channel",
+			fixture: "channel_post_text.json",
+			want: inbound.Message{
+				ID: "telegram:7000000001:815000010", AgentID: "main", SessionKey: "agent:main:telegram:channel:-1001112223334",
+				Channel: "telegram", ChatType: "channel", From: "telegram:-1001112223334", To: "-1001112223334",
+				GroupID: "-1001112223334", Subject: "ZERO news", SenderName: "ZERO news",
+				Text: "Release notes", ReceivedAt: 1767225609000,
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok, err := ParseUpdate(readFixture(t, tt.fixture), testBotID, tt.keys)
+			if err != nil || !ok {
+				t.Fatalf("ParseUpdate = ok %v, err %v; want a message", ok, err)
+			}
+			if got != tt.want {
+				t.Errorf("message\n got %+v\nwant %+v", got, tt.want)
+			}
+			if err := got.Validate(); err != nil {
+				t.Errorf("message does not validate: %v", err)
+			}
+		})
+	}
+}
+
+func TestParseUpdateUnhandled(t *testing.T) {
+	tests := []struct {
+		name     string
+		fixture  string
+		wantKind string
+	}{
+		{"edited message", "edited_message.json", "edited_message"},
+		{"callback query", "callback_query.json", "callback_query"},
+		{"my chat member", "my_chat_member.json", "my_chat_member"},
+		{"photo without caption", "private_photo_no_caption.json", "message"},
+		{"group migrated to supergroup", "migrate_to_chat_id.json", "message"},
+		{"new chat members", "new_chat_members.json", "message"},
+		{"whitespace-only text", "whitespace_text.json", "message"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := readFixture(t, tt.fixture)
+			m, ok, err := ParseUpdate(body, testBotID, session.KeyConfig{})
+			if err != nil || ok {
+				t.Fatalf("ParseUpdate = ok %v, err %v; want ok=false, no error", ok, err)
+			}
+			if m != (inbound.Message{}) {
+				t.Errorf("unhandled update returned a message: %+v", m)
+			}
+			u, err := decodeUpdate(body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if u.kind != tt.wantKind {
+				t.Errorf("kind = %q, want %q", u.kind, tt.wantKind)
+			}
+		})
+	}
+}
+
+func TestParseUpdateInvalid(t *testing.T) {
+	tests := []struct {
+		name    string
+		fixture string
+		body    string
+	}{
+		{name: "truncated JSON", fixture: "malformed.json"},
+		{name: "missing update_id", fixture: "missing_update_id.json"},
+		{name: "array instead of object", fixture: "array.json"},
+		{name: "empty body", body: ""},
+		{name: "JSON null", body: "null"},
+		{name: "update_id is a string", body: `{"update_id":"1","message":{"text":"x","chat":{"id":1,"type":"private"}}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := []byte(tt.body)
+			if tt.fixture != "" {
+				body = readFixture(t, tt.fixture)
+			}
+			_, ok, err := ParseUpdate(body, testBotID, session.KeyConfig{})
+			if !fault.Is(err, fault.Invalid) || ok {
+				t.Fatalf("ParseUpdate = ok %v, err %v; want a fault.Invalid error", ok, err)
+			}
+		})
+	}
+}
+
+func TestBotID(t *testing.T) {
+	const secretPart = "AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"
+	tests := []struct {
+		name   string
+		token  string
+		wantID string
+	}{
+		{"valid token", "123456789:" + secretPart, "123456789"},
+		{"empty", "", ""},
+		{"no colon", "123456789" + secretPart, ""},
+		{"no secret", "123456789:", ""},
+		{"no id", ":" + secretPart, ""},
+		{"id not numeric", "bot123:" + secretPart, ""},
+		{"surrounding space", " 123456789:" + secretPart, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			id, err := BotID(tt.token)
+			if tt.wantID != "" {
+				if err != nil || id != tt.wantID {
+					t.Fatalf("BotID = %q, %v; want %q", id, err, tt.wantID)
+				}
+				return
+			}
+			if !fault.Is(err, fault.Invalid) {
+				t.Fatalf("BotID = %q, %v; want fault.Invalid", id, err)
+			}
+			if !strings.Contains(err.Error(), "TELEGRAM_BOT_TOKEN") {
+				t.Errorf("error %q does not name TELEGRAM_BOT_TOKEN", err)
+			}
+			if strings.Contains(err.Error(), secretPart) {
+				t.Errorf("error %q leaks the token", err)
+			}
+		})
+	}
+}
