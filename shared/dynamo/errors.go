@@ -1,0 +1,128 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+
+	"github.com/zero-gateway/zero/shared/fault"
+)
+
+// classify turns an SDK error into a fault class; it is the only place
+// this package looks at DynamoDB error codes (besides classifyCommit).
+func classify(err error, what string) error {
+	if err == nil {
+		return nil
+	}
+	return fault.Wrap(codeOf(err), err, "%s", what)
+}
+
+func codeOf(err error) fault.Code {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return fault.Unavailable
+	}
+	var api smithy.APIError
+	if errors.As(err, &api) {
+		switch api.ErrorCode() {
+		case "ConditionalCheckFailedException", "TransactionConflictException":
+			return fault.Conflict
+		case "ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded",
+			"LimitExceededException", "TransactionInProgressException", "InternalServerError",
+			"InternalFailure", "ServiceUnavailable", "ReplicatedWriteConflictException":
+			return fault.Unavailable
+		case "ValidationException", "SerializationException", "ItemCollectionSizeLimitExceededException":
+			return fault.Invalid
+		case "AccessDeniedException", "UnrecognizedClientException", "ExpiredTokenException",
+			"InvalidSignatureException", "MissingAuthenticationToken":
+			return fault.Unauthorized
+		case "ResourceNotFoundException":
+			// The table is missing: a deployment problem, not a missing item.
+			return fault.Internal
+		}
+	}
+	var resp *awshttp.ResponseError
+	if errors.As(err, &resp) && (resp.HTTPStatusCode() >= 500 || resp.HTTPStatusCode() == 429) {
+		return fault.Unavailable
+	}
+	var netErr net.Error
+	if errors.As(err, &netErr) {
+		return fault.Unavailable
+	}
+	return fault.Internal
+}
+
+func isConditionFailed(err error) bool {
+	var ccf *types.ConditionalCheckFailedException
+	return errors.As(err, &ccf)
+}
+
+// Transaction items in the order Commit sends them.
+var commitItems = [...]string{"session entry", "context", "message record"}
+
+// classifyCommit reads the cancellation reasons of a failed Commit: a
+// failed condition or a concurrent transaction on the same items is
+// fault.Conflict (the message names which item), throttling is
+// fault.Unavailable, a validation failure (an item too large) fault.Invalid.
+func classifyCommit(err error, key string, version int64, messageID string) error {
+	var tce *types.TransactionCanceledException
+	if !errors.As(err, &tce) {
+		return classify(err, fmt.Sprintf("commit turn %s of %s", messageID, key))
+	}
+	code, why := fault.Internal, []string(nil)
+	rank := map[fault.Code]int{fault.Conflict: 4, fault.Invalid: 3, fault.Unavailable: 2, fault.Internal: 1}
+	for i, r := range tce.CancellationReasons {
+		c := ""
+		if r.Code != nil {
+			c = *r.Code
+		}
+		var rc fault.Code
+		switch c {
+		case "", "None":
+			continue
+		case "ConditionalCheckFailed":
+			rc = fault.Conflict
+			switch i {
+			case 0:
+				why = append(why, fmt.Sprintf("session %s is not at version %d", key, version-1))
+			case 2:
+				why = append(why, fmt.Sprintf("message %s is already committed", messageID))
+			}
+		case "TransactionConflict":
+			rc = fault.Conflict
+			why = append(why, "a concurrent write to the "+itemName(i))
+		case "ThrottlingError", "ProvisionedThroughputExceeded", "RequestLimitExceeded":
+			rc = fault.Unavailable
+			why = append(why, "throttled")
+		case "ValidationError", "ItemCollectionSizeLimitExceeded":
+			rc = fault.Invalid
+			why = append(why, "invalid "+itemName(i))
+		default:
+			rc = fault.Internal
+			why = append(why, c+" on the "+itemName(i))
+		}
+		if rank[rc] > rank[code] {
+			code = rc
+		}
+	}
+	if len(tce.CancellationReasons) == 0 && strings.Contains(tce.ErrorMessage(), "ConditionalCheckFailed") {
+		code = fault.Conflict // an emulator that sends no reasons
+	}
+	msg := fmt.Sprintf("commit turn %s of %s", messageID, key)
+	if len(why) > 0 {
+		msg += ": " + strings.Join(why, "; ")
+	}
+	return fault.Wrap(code, err, "%s", msg)
+}
+
+func itemName(i int) string {
+	if i >= 0 && i < len(commitItems) {
+		return commitItems[i]
+	}
+	return fmt.Sprintf("item %d", i)
+}

@@ -1,0 +1,194 @@
+package dynamo
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/session"
+	"github.com/zero-gateway/zero/shared/turn"
+)
+
+// Item layout. The entry and record items carry their Go fields as
+// top-level attributes named as the JSON tags (so a new session.Entry field
+// is stored without code here); empty fields are omitted and read back as
+// zero values; nested structs (origin, deliveryContext, delivery) are maps.
+const (
+	attrPK       = "pk"
+	attrSK       = "sk"
+	attrTTL      = "ttl" // epoch seconds; DynamoDB's TTL attribute
+	attrVersion  = "version"
+	attrState    = "state"
+	attrReply    = "reply"
+	attrSession  = "sessionId" // context item: the session the messages belong to
+	attrMessages = "messages"  // context item: []model.Message as one JSON string
+
+	pkSession = "session#"
+	pkMessage = "msg#"
+	skEntry   = "entry"
+	skContext = "context"
+	skRecord  = "record"
+
+	// maxItemBytes is DynamoDB's item size limit (names plus values),
+	// "400 KB", read as the decimal 400,000 to be safe (moto rejects above
+	// 405,000; AWS was measured between 409 and 410 KB).
+	maxItemBytes = 400_000
+	// itemSlack keeps the context item clear of the limit: key and
+	// attribute names plus DynamoDB's per-attribute overhead.
+	itemSlack = 1 << 10
+)
+
+func key(pk, sk string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{
+		attrPK: &types.AttributeValueMemberS{Value: pk},
+		attrSK: &types.AttributeValueMemberS{Value: sk},
+	}
+}
+
+func entryKey(sessionKey string) map[string]types.AttributeValue {
+	return key(pkSession+sessionKey, skEntry)
+}
+
+func contextKey(sessionKey string) map[string]types.AttributeValue {
+	return key(pkSession+sessionKey, skContext)
+}
+
+func recordKey(messageID string) map[string]types.AttributeValue {
+	return key(pkMessage+messageID, skRecord)
+}
+
+func sortKey(item map[string]types.AttributeValue) string {
+	if s, ok := item[attrSK].(*types.AttributeValueMemberS); ok {
+		return s.Value
+	}
+	return ""
+}
+
+// jsonTags makes attributevalue name attributes after the JSON tags and
+// honour their omitempty.
+func jsonTags(o *attributevalue.EncoderOptions) { o.TagKey = "json" }
+
+func jsonTagsDecode(o *attributevalue.DecoderOptions) { o.TagKey = "json" }
+
+// encodeStruct marshals v by its JSON tags, drops empty nested maps (the
+// attributevalue encoder does not know omitzero) and adds the item key.
+func encodeStruct(v any, k map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
+	item, err := attributevalue.MarshalMapWithOptions(v, jsonTags)
+	if err != nil {
+		return nil, err
+	}
+	for name, av := range item {
+		if m, ok := av.(*types.AttributeValueMemberM); ok && len(m.Value) == 0 {
+			delete(item, name)
+		}
+	}
+	for name, av := range k {
+		item[name] = av
+	}
+	return item, nil
+}
+
+func encodeEntry(sessionKey string, e session.Entry) (map[string]types.AttributeValue, error) {
+	return encodeStruct(e, entryKey(sessionKey))
+}
+
+func decodeEntry(item map[string]types.AttributeValue) (session.Entry, error) {
+	var e session.Entry
+	err := attributevalue.UnmarshalMapWithOptions(item, &e, jsonTagsDecode)
+	return e, err
+}
+
+func encodeRecord(r turn.Record, expires time.Time) (map[string]types.AttributeValue, error) {
+	item, err := encodeStruct(r, recordKey(r.MessageID))
+	if err != nil {
+		return nil, err
+	}
+	item[attrTTL] = number(expires.Unix())
+	return item, nil
+}
+
+func decodeRecord(item map[string]types.AttributeValue) (turn.Record, error) {
+	var r turn.Record
+	err := attributevalue.UnmarshalMapWithOptions(item, &r, jsonTagsDecode)
+	return r, err
+}
+
+// expired reports whether item carries a ttl that has passed.
+func expired(item map[string]types.AttributeValue, now time.Time) bool {
+	n, ok := item[attrTTL].(*types.AttributeValueMemberN)
+	if !ok {
+		return false
+	}
+	ttl, err := strconv.ParseInt(n.Value, 10, 64)
+	return err == nil && ttl < now.Unix()
+}
+
+// encodeContext stores the messages as one JSON string attribute: compact
+// (no per-message attribute names) and one read. When that would not fit an
+// item, the oldest messages are dropped until it does.
+func encodeContext(sessionKey string, c turn.Context) (map[string]types.AttributeValue, error) {
+	item := contextKey(sessionKey)
+	item[attrSession] = &types.AttributeValueMemberS{Value: c.SessionID}
+	budget := maxItemBytes - itemSlack - len(pkSession) - len(sessionKey) - len(c.SessionID)
+	msgs, err := encodeMessages(c.Messages, budget)
+	if err != nil {
+		return nil, err
+	}
+	item[attrMessages] = &types.AttributeValueMemberS{Value: msgs}
+	return item, nil
+}
+
+// encodeMessages returns the JSON array of the newest messages that fits
+// budget bytes.
+func encodeMessages(msgs []model.Message, budget int) (string, error) {
+	parts := make([][]byte, len(msgs))
+	size := 2 // brackets
+	for i, m := range msgs {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false) // "<" stays 1 byte, not 6
+		if err := enc.Encode(m); err != nil {
+			return "", err
+		}
+		parts[i] = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+		size += len(parts[i]) + 1 // comma
+	}
+	first := 0
+	for first < len(parts) && size > budget {
+		size -= len(parts[first]) + 1
+		first++
+	}
+	out := make([]byte, 0, size)
+	out = append(out, '[')
+	for i, p := range parts[first:] {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, p...)
+	}
+	return string(append(out, ']')), nil
+}
+
+func decodeContext(item map[string]types.AttributeValue) (turn.Context, error) {
+	var c turn.Context
+	if s, ok := item[attrSession].(*types.AttributeValueMemberS); ok {
+		c.SessionID = s.Value
+	}
+	raw, ok := item[attrMessages].(*types.AttributeValueMemberS)
+	if !ok {
+		return c, fmt.Errorf("context item has no %s string", attrMessages)
+	}
+	if err := json.Unmarshal([]byte(raw.Value), &c.Messages); err != nil {
+		return c, fmt.Errorf("context messages: %w", err)
+	}
+	if len(c.Messages) == 0 {
+		c.Messages = nil
+	}
+	return c, nil
+}

@@ -1,0 +1,182 @@
+// Package dynamo is the DynamoDB implementation of turn.Store.
+//
+// One table, keys pk (S, HASH) and sk (S, RANGE), TTL attribute ttl (epoch
+// seconds), as template.yaml declares it. Per session key it keeps two items
+// and per inbound message one (see item.go for the layout):
+//
+//	pk "session#<key>"  sk "entry"    the session.Entry, fields named as its JSON tags
+//	pk "session#<key>"  sk "context"  the turn.Context, messages as one JSON string
+//	pk "msg#<id>"       sk "record"   the turn.Record, with ttl = commit time + RecordTTL
+//
+// Every method makes exactly one DynamoDB call in the normal case (Load:
+// BatchGetItem; Commit: TransactWriteItems; Finish: UpdateItem); Load repeats
+// BatchGetItem only for keys DynamoDB reports unprocessed.
+//
+// Errors are classified with shared/fault: a failed condition is
+// fault.Conflict, throttling, 5xx and network failures fault.Unavailable,
+// rejected input fault.Invalid, a missing record on Finish fault.NotFound.
+package dynamo
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/zero-gateway/zero/shared/fault"
+	"github.com/zero-gateway/zero/shared/session"
+	"github.com/zero-gateway/zero/shared/turn"
+)
+
+// RecordTTL is how long an idempotency record is kept. Reads treat a record
+// past its ttl as absent, since DynamoDB deletes expired items lazily.
+const RecordTTL = 30 * 24 * time.Hour
+
+// Store is a turn.Store on one DynamoDB table. Safe for concurrent use; the
+// version check in Commit makes concurrent writers of one session safe (one
+// wins, the others get fault.Conflict).
+type Store struct {
+	client *dynamodb.Client
+	table  string
+	now    func() time.Time // tests move the clock
+}
+
+var _ turn.Store = (*Store)(nil)
+
+// New returns a Store on table. The client carries region, endpoint and
+// credentials; the table must exist with the layout above.
+func New(client *dynamodb.Client, table string) *Store {
+	return &Store{client: client, table: table, now: time.Now}
+}
+
+// Load reads the entry and context of key and the record of messageID with
+// one strongly consistent BatchGetItem. Missing items (and an expired
+// record) come back as nil fields. A context item that no longer decodes is
+// reported as absent: it is a cache the runner rebuilds from the transcript.
+func (s *Store) Load(ctx context.Context, key, messageID string) (turn.Snapshot, error) {
+	if key == "" || messageID == "" {
+		return turn.Snapshot{}, fault.New(fault.Invalid, "load session: key and message id are required")
+	}
+	items, err := s.batchGet(ctx, []map[string]types.AttributeValue{entryKey(key), contextKey(key), recordKey(messageID)})
+	if err != nil {
+		return turn.Snapshot{}, err
+	}
+	var snap turn.Snapshot
+	for _, it := range items {
+		switch sortKey(it) {
+		case skEntry:
+			e, err := decodeEntry(it)
+			if err != nil {
+				return turn.Snapshot{}, fault.Wrap(fault.Internal, err, "decode session entry of %s", key)
+			}
+			snap.Entry = &e
+		case skContext:
+			if c, err := decodeContext(it); err == nil {
+				snap.Context = &c
+			}
+		case skRecord:
+			r, err := decodeRecord(it)
+			if err != nil {
+				return turn.Snapshot{}, fault.Wrap(fault.Internal, err, "decode record of %s", messageID)
+			}
+			if !expired(it, s.now()) {
+				snap.Record = &r
+			}
+		}
+	}
+	return snap, nil
+}
+
+// Commit writes e, c and r (stored with State Committed and a fresh ttl) in
+// one TransactWriteItems: all or nothing. Conditions: the stored entry's
+// version is e.Version-1 (no entry when e.Version is 1) and no live record
+// of r.MessageID exists; either failing is fault.Conflict, as is a
+// concurrent transaction on the same items. The SDK reuses one
+// ClientRequestToken across its own retries, so a retried call that had
+// already succeeded does not turn into a conflict.
+//
+// The context is trimmed (oldest messages first) if its JSON would not fit
+// one item; it is a cache of the transcript.
+func (s *Store) Commit(ctx context.Context, key string, e session.Entry, c turn.Context, r turn.Record) error {
+	switch {
+	case key == "" || r.MessageID == "":
+		return fault.New(fault.Invalid, "commit turn: key and message id are required")
+	case e.Version < 1:
+		return fault.New(fault.Invalid, "commit turn of %s: entry version %d, want >= 1", key, e.Version)
+	}
+	now := s.now()
+	entryItem, err := encodeEntry(key, e)
+	if err != nil {
+		return fault.Wrap(fault.Internal, err, "encode session entry of %s", key)
+	}
+	contextItem, err := encodeContext(key, c)
+	if err != nil {
+		return fault.Wrap(fault.Internal, err, "encode context of %s", key)
+	}
+	r.State = turn.Committed
+	recordItem, err := encodeRecord(r, now.Add(RecordTTL))
+	if err != nil {
+		return fault.Wrap(fault.Internal, err, "encode record of %s", r.MessageID)
+	}
+
+	entryPut := &types.Put{TableName: &s.table, Item: entryItem}
+	if e.Version == 1 {
+		entryPut.ConditionExpression = aws.String("attribute_not_exists(pk)")
+	} else {
+		entryPut.ConditionExpression = aws.String("#v = :prev")
+		entryPut.ExpressionAttributeNames = map[string]string{"#v": attrVersion}
+		entryPut.ExpressionAttributeValues = map[string]types.AttributeValue{":prev": number(e.Version - 1)}
+	}
+	recordPut := &types.Put{
+		TableName: &s.table, Item: recordItem,
+		// An expired record that TTL has not deleted yet counts as absent,
+		// as it does for Load.
+		ConditionExpression:       aws.String("attribute_not_exists(pk) OR #ttl < :now"),
+		ExpressionAttributeNames:  map[string]string{"#ttl": attrTTL},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":now": number(now.Unix())},
+	}
+	_, err = s.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
+		TransactItems: []types.TransactWriteItem{
+			{Put: entryPut},
+			{Put: &types.Put{TableName: &s.table, Item: contextItem}},
+			{Put: recordPut},
+		},
+	})
+	if err != nil {
+		return classifyCommit(err, key, e.Version, r.MessageID)
+	}
+	return nil
+}
+
+// Finish sets the record of messageID to Done and removes its reply, with
+// one conditional UpdateItem. It is idempotent: finishing a Done record
+// succeeds. A missing (or expired) record is fault.NotFound. key is not
+// needed: records are keyed by message id alone.
+func (s *Store) Finish(ctx context.Context, key, messageID string) error {
+	if messageID == "" {
+		return fault.New(fault.Invalid, "finish turn: message id is required")
+	}
+	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                &s.table,
+		Key:                      recordKey(messageID),
+		UpdateExpression:         aws.String("SET #state = :done REMOVE #reply"),
+		ConditionExpression:      aws.String("attribute_exists(pk) AND (attribute_not_exists(#ttl) OR #ttl >= :now)"),
+		ExpressionAttributeNames: map[string]string{"#state": attrState, "#reply": attrReply, "#ttl": attrTTL},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":done": &types.AttributeValueMemberS{Value: turn.Done},
+			":now":  number(s.now().Unix()),
+		},
+	})
+	if isConditionFailed(err) {
+		return fault.Wrap(fault.NotFound, err, "finish turn: message %s has no record", messageID)
+	}
+	return classify(err, fmt.Sprintf("finish turn %s", messageID))
+}
+
+func number(n int64) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
+}

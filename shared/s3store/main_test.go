@@ -1,0 +1,85 @@
+package s3store
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+
+	"github.com/zero-gateway/zero/shared/awsconfig"
+	"github.com/zero-gateway/zero/shared/emulator"
+)
+
+var (
+	testCfg    aws.Config
+	testClient *s3.Client
+	counter    *awsconfig.Counter
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	ctx := context.Background()
+	srv, err := emulator.Start(ctx, "")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "s3store tests need the AWS emulator:", err)
+		return 1
+	}
+	defer srv.Stop()
+	for _, kv := range srv.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		os.Setenv(k, v)
+	}
+	counter = awsconfig.NewCounter()
+	testCfg, err = awsconfig.Load(ctx, counter)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	testClient = s3.NewFromConfig(testCfg, func(o *s3.Options) { o.UsePathStyle = true })
+	return m.Run()
+}
+
+// freshBucket creates an empty bucket for one test and empties and deletes
+// it afterwards (the emulator may be a shared LocalStack).
+func freshBucket(t testing.TB) string {
+	t.Helper()
+	ctx := context.Background()
+	name := "zero-test-" + randomSuffix()
+	if _, err := testClient.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: &name}); err != nil {
+		t.Fatalf("create bucket %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		pages := s3.NewListObjectsV2Paginator(testClient, &s3.ListObjectsV2Input{Bucket: &name})
+		for pages.HasMorePages() {
+			page, err := pages.NextPage(ctx)
+			if err != nil {
+				break
+			}
+			var ids []types.ObjectIdentifier
+			for _, o := range page.Contents {
+				ids = append(ids, types.ObjectIdentifier{Key: o.Key})
+			}
+			if len(ids) > 0 {
+				testClient.DeleteObjects(ctx, &s3.DeleteObjectsInput{Bucket: &name, Delete: &types.Delete{Objects: ids}})
+			}
+		}
+		testClient.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: &name})
+	})
+	return name
+}
+
+func randomSuffix() string {
+	b := make([]byte, 6)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}

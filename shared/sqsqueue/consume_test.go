@@ -1,0 +1,155 @@
+package sqsqueue
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/zero-gateway/zero/shared/inbound"
+)
+
+// Unit tests of Consume on hand-built events; no queue involved.
+
+func record(id, session, text string) events.SQSMessage {
+	body, _ := json.Marshal(inbound.Message{ID: id, AgentID: "main", SessionKey: session, Channel: "telegram", ChatType: inbound.Direct, To: "1", Text: text})
+	return events.SQSMessage{MessageId: "sqs-" + id, Body: string(body), Attributes: map[string]string{"MessageGroupId": session}}
+}
+
+func failures(r events.SQSEventResponse) []string {
+	var out []string
+	for _, f := range r.BatchItemFailures {
+		out = append(out, f.ItemIdentifier)
+	}
+	return out
+}
+
+// captureLog sends slog.Default to a buffer for the test.
+func captureLog(t *testing.T) *bytes.Buffer {
+	var buf bytes.Buffer
+	old := slog.Default()
+	slog.SetDefault(slog.New(slog.NewJSONHandler(&buf, nil)))
+	t.Cleanup(func() { slog.SetDefault(old) })
+	return &buf
+}
+
+func TestConsumeAllSucceed(t *testing.T) {
+	ev := events.SQSEvent{Records: []events.SQSMessage{record("a1", "A", "x"), record("b1", "B", "x"), record("a2", "A", "x")}}
+	var seen []string
+	resp := Consume(context.Background(), ev, func(_ context.Context, m inbound.Message, attempt int) error {
+		if attempt != 1 {
+			t.Errorf("attempt = %d without ApproximateReceiveCount; want 1", attempt)
+		}
+		seen = append(seen, m.ID)
+		return nil
+	})
+	if len(resp.BatchItemFailures) != 0 || !slices.Equal(seen, []string{"a1", "b1", "a2"}) {
+		t.Fatalf("failures %v, handled %v; want none and all three in order", failures(resp), seen)
+	}
+}
+
+func TestConsumeStopsAtFirstFailure(t *testing.T) {
+	ev := events.SQSEvent{Records: []events.SQSMessage{
+		record("a1", "A", "x"), record("b1", "B", "x"), record("a2", "A", "x"), record("c1", "C", "x"), record("b2", "B", "x"),
+	}}
+	var seen []string
+	resp := Consume(context.Background(), ev, func(_ context.Context, m inbound.Message, _ int) error {
+		seen = append(seen, m.ID)
+		if m.ID == "a2" {
+			return errors.New("model unavailable")
+		}
+		return nil
+	})
+	if want := []string{"sqs-a2", "sqs-c1", "sqs-b2"}; !slices.Equal(failures(resp), want) {
+		t.Fatalf("failures = %v; want %v (the failed record and every later one, any group)", failures(resp), want)
+	}
+	if want := []string{"a1", "b1", "a2"}; !slices.Equal(seen, want) {
+		t.Fatalf("handled %v; want %v (nothing after the failure)", seen, want)
+	}
+}
+
+func TestConsumePoisonBody(t *testing.T) {
+	logs := captureLog(t)
+	secret := "my password is hunter2"
+	bad := events.SQSMessage{MessageId: "sqs-bad", Body: `{"text":"` + secret + `"`, Attributes: map[string]string{"ApproximateReceiveCount": "3"}}
+	invalid := record("", "A", secret) // decodes, but has no id
+	invalid.MessageId = "sqs-invalid"
+	for _, poison := range []events.SQSMessage{bad, invalid} {
+		ev := events.SQSEvent{Records: []events.SQSMessage{record("a1", "A", "x"), poison, record("b1", "B", "x")}}
+		var seen []string
+		resp := Consume(context.Background(), ev, func(_ context.Context, m inbound.Message, _ int) error {
+			seen = append(seen, m.ID)
+			return nil
+		})
+		if want := []string{poison.MessageId, "sqs-b1"}; !slices.Equal(failures(resp), want) {
+			t.Errorf("failures = %v; want %v", failures(resp), want)
+		}
+		if !slices.Equal(seen, []string{"a1"}) {
+			t.Errorf("handled %v; want only a1", seen)
+		}
+	}
+	out := logs.String()
+	if strings.Contains(out, "hunter2") {
+		t.Errorf("the log holds the message body:\n%s", out)
+	}
+	for _, want := range []string{`"messageId":"sqs-bad"`, `"receiveCount":3`, `"bodyBytes":`, `"messageId":"sqs-invalid"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("poison log lacks %s:\n%s", want, out)
+		}
+	}
+}
+
+func TestConsumeRecoversPanic(t *testing.T) {
+	captureLog(t)
+	ev := events.SQSEvent{Records: []events.SQSMessage{record("a1", "A", "x"), record("a2", "A", "boom"), record("a3", "A", "x")}}
+	resp := Consume(context.Background(), ev, func(_ context.Context, m inbound.Message, _ int) error {
+		if m.Text == "boom" {
+			var nilMap map[string]int
+			nilMap["x"]++ // a real runtime panic
+		}
+		return nil
+	})
+	if want := []string{"sqs-a2", "sqs-a3"}; !slices.Equal(failures(resp), want) {
+		t.Fatalf("failures = %v; want %v", failures(resp), want)
+	}
+}
+
+func TestConsumeStopsWhenContextDone(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ev := events.SQSEvent{Records: []events.SQSMessage{record("a1", "A", "x"), record("b1", "B", "x"), record("c1", "C", "x")}}
+	var seen []string
+	resp := Consume(ctx, ev, func(_ context.Context, m inbound.Message, _ int) error {
+		seen = append(seen, m.ID)
+		cancel() // the deadline passes while a1 runs; a1 itself succeeds
+		return nil
+	})
+	if want := []string{"sqs-b1", "sqs-c1"}; !slices.Equal(failures(resp), want) {
+		t.Fatalf("failures = %v; want %v", failures(resp), want)
+	}
+	if !slices.Equal(seen, []string{"a1"}) {
+		t.Fatalf("handled %v; want only a1", seen)
+	}
+}
+
+func TestConsumeAttempt(t *testing.T) {
+	for raw, want := range map[string]int{"": 1, "1": 1, "4": 4, "0": 1, "x": 1} {
+		rec := record("a1", "A", "x")
+		if raw != "" {
+			rec.Attributes["ApproximateReceiveCount"] = raw
+		}
+		var got int
+		Consume(context.Background(), events.SQSEvent{Records: []events.SQSMessage{rec}}, func(_ context.Context, _ inbound.Message, attempt int) error {
+			got = attempt
+			return nil
+		})
+		if got != want {
+			t.Errorf("ApproximateReceiveCount %q: attempt = %d; want %d", raw, got, want)
+		}
+	}
+}

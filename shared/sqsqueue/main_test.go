@@ -1,0 +1,97 @@
+package sqsqueue
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/zero-gateway/zero/shared/awsconfig"
+	"github.com/zero-gateway/zero/shared/emulator"
+)
+
+var (
+	testClient *sqs.Client
+	counter    *awsconfig.Counter
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	ctx := context.Background()
+	srv, err := emulator.Start(ctx, "")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "sqsqueue tests need the AWS emulator:", err)
+		return 1
+	}
+	defer srv.Stop()
+	for _, kv := range srv.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		os.Setenv(k, v)
+	}
+	counter = awsconfig.NewCounter()
+	cfg, err := awsconfig.Load(ctx, counter)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	testClient = sqs.NewFromConfig(cfg)
+	return m.Run()
+}
+
+// testQueue is a FIFO work queue with its FIFO dead-letter queue.
+type testQueue struct {
+	url, arn       string
+	dlqURL, dlqARN string
+}
+
+// newQueues creates a uniquely named FIFO queue and FIFO DLQ (like
+// template.yaml's, with a short visibility timeout) and deletes them after
+// the test.
+func newQueues(t *testing.T, visibility, maxReceive int) testQueue {
+	t.Helper()
+	ctx := context.Background()
+	base := "zero-test-" + randomSuffix()
+	create := func(name string, attrs map[string]string) (url, arn string) {
+		attrs["FifoQueue"] = "true"
+		attrs["ContentBasedDeduplication"] = "false"
+		out, err := testClient.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(name), Attributes: attrs})
+		if err != nil {
+			t.Fatalf("create queue %s: %v", name, err)
+		}
+		url = *out.QueueUrl
+		t.Cleanup(func() { testClient.DeleteQueue(context.Background(), &sqs.DeleteQueueInput{QueueUrl: &url}) })
+		got, err := testClient.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
+			QueueUrl: &url, AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameQueueArn},
+		})
+		if err != nil {
+			t.Fatalf("queue arn of %s: %v", name, err)
+		}
+		return url, got.Attributes[string(types.QueueAttributeNameQueueArn)]
+	}
+	var q testQueue
+	q.dlqURL, q.dlqARN = create(base+"-dlq.fifo", map[string]string{})
+	redrive, _ := json.Marshal(map[string]string{"deadLetterTargetArn": q.dlqARN, "maxReceiveCount": strconv.Itoa(maxReceive)})
+	q.url, q.arn = create(base+".fifo", map[string]string{
+		"VisibilityTimeout": strconv.Itoa(visibility),
+		"RedrivePolicy":     string(redrive),
+	})
+	return q
+}
+
+func randomSuffix() string {
+	b := make([]byte, 6)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}

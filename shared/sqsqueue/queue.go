@@ -1,0 +1,86 @@
+// Package sqsqueue is the SQS FIFO work queue between the channel functions
+// and the runner: Queue.Enqueue is the producer half (the webhooks), Consume
+// the consumer half (the runner's Lambda SQS event handler).
+//
+// One message group per session (inbound.Message.QueueGroup), so SQS hands
+// the runner one session's turns in order and never two at once; the
+// deduplication id is the inbound message id (QueueDedup), so an edge retry
+// within SQS's 5-minute window is dropped by SQS itself. Later repeats are
+// the runner's idempotency record's job.
+package sqsqueue
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/zero-gateway/zero/shared/fault"
+	"github.com/zero-gateway/zero/shared/inbound"
+)
+
+// MaxBodyBytes is the largest body Enqueue sends: SQS's message size limit
+// (1 MiB, body plus attributes; Enqueue sends no attributes). A queue
+// configured with a smaller MaximumMessageSize rejects bigger bodies itself
+// (fault.Invalid too).
+const MaxBodyBytes = 1 << 20
+
+// Queue sends inbound messages to one FIFO queue. Safe for concurrent use.
+type Queue struct {
+	client *sqs.Client
+	url    string
+}
+
+// New returns a Queue on the FIFO queue at queueURL. Enqueue always sets
+// MessageDeduplicationId, so the queue's ContentBasedDeduplication setting
+// does not matter (template.yaml turns it off).
+func New(client *sqs.Client, queueURL string) *Queue {
+	return &Queue{client: client, url: queueURL}
+}
+
+// Enqueue validates m and sends it as JSON, with one SendMessage call.
+//
+// Idempotent within SQS's 5-minute deduplication window: enqueueing the
+// same message id again succeeds and is not delivered twice, so a webhook
+// may retry freely. Errors: an invalid or oversized message is
+// fault.Invalid (retrying will not help); throttling, 5xx and network
+// failures fault.Unavailable; a missing queue or bad permissions
+// fault.Internal / fault.Unauthorized.
+func (q *Queue) Enqueue(ctx context.Context, m inbound.Message) error {
+	if err := m.Validate(); err != nil {
+		return err
+	}
+	body, err := encode(m)
+	if err != nil {
+		return fault.Wrap(fault.Invalid, err, "encode inbound message %s", m.ID)
+	}
+	if len(body) > MaxBodyBytes {
+		return fault.New(fault.Invalid, "inbound message %s is %d bytes; the queue takes at most %d", m.ID, len(body), MaxBodyBytes)
+	}
+	_, err = q.client.SendMessage(ctx, &sqs.SendMessageInput{
+		QueueUrl:               &q.url,
+		MessageBody:            aws.String(string(body)),
+		MessageGroupId:         aws.String(m.QueueGroup()),
+		MessageDeduplicationId: aws.String(m.QueueDedup()),
+	})
+	return classify(err, "enqueue message "+m.ID)
+}
+
+// encode returns m's JSON body in SQS's character set: encoding/json
+// already replaces invalid UTF-8 and escapes control characters; the
+// noncharacters U+FFFE and U+FFFF, which SQS rejects, are escaped here
+// (they can only occur inside JSON strings, so escaping keeps the JSON).
+func encode(m inbound.Message) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // smaller bodies; nothing renders them as HTML
+	if err := enc.Encode(m); err != nil {
+		return nil, err
+	}
+	body := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	body = bytes.ReplaceAll(body, []byte("\uFFFE"), []byte(`\ufffe`))
+	body = bytes.ReplaceAll(body, []byte("\uFFFF"), []byte(`\uffff`))
+	return body, nil
+}
