@@ -131,6 +131,28 @@ func TestStore(t *testing.T, newStore func(t *testing.T) turn.Store) {
 			t.Fatalf("entry version = %d after a rejected Commit; want 1 (atomic)", snap.Entry.Version)
 		}
 	})
+	t.Run("version below 1 is invalid and writes nothing", func(t *testing.T) {
+		s := newStore(t)
+		key, msg := ids(t)
+		if err := s.Commit(ctx, key, entry(0), context1, record(key, msg)); !fault.Is(err, fault.Invalid) {
+			t.Fatalf("Commit of version 0 = %v; want fault.Invalid", err)
+		}
+		if snap, _ := s.Load(ctx, key, msg); snap.Entry != nil || snap.Record != nil {
+			t.Fatalf("an invalid Commit wrote %+v", snap)
+		}
+	})
+	t.Run("commit stores the record as committed", func(t *testing.T) {
+		s := newStore(t)
+		key, msg := ids(t)
+		r := record(key, msg)
+		r.State = turn.Done
+		if err := s.Commit(ctx, key, entry(1), context1, r); err != nil {
+			t.Fatalf("Commit: %v", err)
+		}
+		if snap, _ := s.Load(ctx, key, msg); snap.Record == nil || snap.Record.State != turn.Committed {
+			t.Fatalf("record = %+v; want state committed whatever the caller passed", snap.Record)
+		}
+	})
 	t.Run("finish marks done and is idempotent", func(t *testing.T) {
 		s := newStore(t)
 		key, msg := ids(t)
@@ -255,6 +277,8 @@ func (m *MemStore) Commit(_ context.Context, key string, e session.Entry, c turn
 	m.Calls++
 	old, exists := m.entries[key]
 	switch {
+	case e.Version < 1:
+		return fault.New(fault.Invalid, "session %s: entry version %d, want >= 1", key, e.Version)
 	case e.Version == 1 && exists:
 		return fault.New(fault.Conflict, "session %s exists", key)
 	case e.Version > 1 && (!exists || old.Version != e.Version-1):
