@@ -1,0 +1,208 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/zero-gateway/zero/cmd/zero/devstack"
+)
+
+// fakeBotToken is the dev default: shaped like a real token (bot id 123456)
+// so the webhook can derive its bot id, but Telegram rejects it.
+const fakeBotToken = "123456:dev-token"
+
+// devParam maps an environment variable to a template parameter.
+type devParam struct {
+	env, param string
+}
+
+// devParams are the template parameters `zero dev` takes from the
+// environment; unset ones keep the template's defaults.
+var devParams = []devParam{
+	{"TELEGRAM_BOT_TOKEN", "TelegramBotToken"},
+	{"TELEGRAM_WEBHOOK_SECRET", "TelegramWebhookSecret"},
+	{"TELEGRAM_API_BASE_URL", "TelegramAPIBaseURL"},
+	{"OPENAI_API_KEY", "OpenAIAPIKey"},
+	{"OPENAI_BASE_URL", "OpenAIBaseURL"},
+	{"ZERO_MODEL", "ZeroModel"},
+}
+
+// devSettings are the template parameters for `zero dev` and what the user
+// should be told about them.
+type devSettings struct {
+	params map[string]string
+	// secret is the webhook secret; generated tells whether it was made up
+	// here (then it may be printed) or came from the environment (never printed).
+	secret    string
+	generated bool
+	notes     []string
+}
+
+// devParamsFromEnv reads the parameters from getenv, filling the dev
+// defaults: a fake bot token, a generated webhook secret, and the model
+// zero/echo (openai/gpt-4o-mini when OPENAI_API_KEY is set).
+func devParamsFromEnv(getenv func(string) string) (devSettings, error) {
+	s := devSettings{params: map[string]string{}}
+	for _, p := range devParams {
+		if v := getenv(p.env); v != "" {
+			s.params[p.param] = v
+		}
+	}
+	if _, ok := s.params["TelegramBotToken"]; !ok {
+		s.params["TelegramBotToken"] = fakeBotToken
+		s.notes = append(s.notes, "TELEGRAM_BOT_TOKEN is not set: using the fake token "+fakeBotToken+
+			" (sendMessage to the real Telegram fails; set TELEGRAM_API_BASE_URL to a fake, or export a real token)")
+	}
+	if v, ok := s.params["TelegramWebhookSecret"]; ok {
+		s.secret = v
+	} else {
+		var b [24]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return s, fmt.Errorf("generate webhook secret: %w", err)
+		}
+		s.secret = base64.RawURLEncoding.EncodeToString(b[:])
+		s.generated = true
+		s.params["TelegramWebhookSecret"] = s.secret
+	}
+	if _, ok := s.params["ZeroModel"]; !ok {
+		if getenv("OPENAI_API_KEY") != "" {
+			s.params["ZeroModel"] = "openai/gpt-4o-mini"
+		} else {
+			s.params["ZeroModel"] = "zero/echo"
+		}
+	}
+	return s, nil
+}
+
+func runDev(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("zero dev", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: zero dev [flags]")
+		fmt.Fprintln(stderr)
+		fmt.Fprintln(stderr, "Runs ZERO locally without Docker: provisions template.yaml's queues, table and bucket")
+		fmt.Fprintln(stderr, "on the AWS emulator (uses one answering on -emulator, else starts moto there), builds")
+		fmt.Fprintln(stderr, "the functions for this machine, runs them under aws-lambda-rie, serves the HTTP API")
+		fmt.Fprintln(stderr, "routes and feeds the SQS triggers. Ctrl-C stops everything it started.")
+		fmt.Fprintln(stderr)
+		fmt.Fprintln(stderr, "Parameters come from TELEGRAM_BOT_TOKEN, TELEGRAM_WEBHOOK_SECRET, TELEGRAM_API_BASE_URL,")
+		fmt.Fprintln(stderr, "OPENAI_API_KEY, OPENAI_BASE_URL and ZERO_MODEL.")
+		fmt.Fprintln(stderr)
+		fs.PrintDefaults()
+	}
+	root := fs.String("root", ".", "repository root (template.yaml, infra/, functions/)")
+	addr := fs.String("addr", devstack.DefaultFrontAddr, "HTTP API listen address")
+	emu := fs.String("emulator", devstack.DefaultEmulatorAddr, "AWS emulator address to use, or to start moto on")
+	prefix := fs.String("prefix", devstack.DefaultPrefix, "name prefix of the local resources")
+	pollWait := fs.Duration("poll-wait", 5*time.Second, "SQS long-poll wait of the queue triggers, 1s-20s (Ctrl-C waits for an open poll to end, so that no message stays hidden)")
+	pools := fs.String("pool", "", "RIE processes per function, e.g. Runner=4,TelegramWebhook=2")
+	verbose := fs.Bool("v", false, "also show the RIE's per-invocation log lines")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return fmt.Errorf("zero dev takes no arguments, got %q", fs.Args())
+	}
+	sizes, err := parsePoolSizes(*pools)
+	if err != nil {
+		return err
+	}
+	settings, err := devParamsFromEnv(os.Getenv)
+	if err != nil {
+		return err
+	}
+	logf := func(format string, a ...any) {
+		fmt.Fprintf(stderr, "%s zero dev: %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, a...))
+	}
+	for _, n := range settings.notes {
+		logf("note: %s", n)
+	}
+	st, err := devstack.Start(ctx, devstack.Options{
+		Root:         *root,
+		Prefix:       *prefix,
+		EmulatorAddr: *emu,
+		FrontAddr:    *addr,
+		Params:       settings.params,
+		PollWait:     *pollWait,
+		PoolSizes:    sizes,
+		Output:       stderr,
+		Verbose:      *verbose,
+		Logf:         logf,
+	})
+	if err != nil {
+		return fmt.Errorf("start local stack: %w", err)
+	}
+	defer st.Close()
+
+	fmt.Fprintln(stdout)
+	fmt.Fprint(stdout, st.Describe())
+	fmt.Fprintln(stdout)
+	if st.EmulatorStarted {
+		fmt.Fprintf(stdout, "moto was started on %s and stops with zero dev.\n", st.EndpointURL)
+	}
+	secretArg := "$TELEGRAM_WEBHOOK_SECRET"
+	if settings.generated {
+		fmt.Fprintf(stdout, "webhook secret (generated; export TELEGRAM_WEBHOOK_SECRET to fix it): %s\n", settings.secret)
+		secretArg = settings.secret
+	} else {
+		fmt.Fprintln(stdout, "webhook secret: from $TELEGRAM_WEBHOOK_SECRET")
+	}
+	fmt.Fprintf(stdout, "model: %s\n\n", settings.params["ZeroModel"])
+	fmt.Fprintln(stdout, "Try it:")
+	fmt.Fprintf(stdout, "  curl -sS -X POST '%s%s' \\\n", st.FrontURL, telegramPath(st.Resources.Routes))
+	fmt.Fprintln(stdout, "    -H 'Content-Type: application/json' \\")
+	fmt.Fprintf(stdout, "    -H \"X-Telegram-Bot-Api-Secret-Token: %s\" \\\n", secretArg)
+	fmt.Fprintln(stdout, "    --data @events/telegram-private-text.json")
+	fmt.Fprintln(stdout)
+	fmt.Fprintln(stdout, "AWS CLI against the emulator: aws --endpoint-url "+st.EndpointURL+" sqs list-queues")
+	fmt.Fprintln(stdout, "Ctrl-C stops everything.")
+
+	<-ctx.Done()
+	// A second Ctrl-C quits at once; children die with us (Pdeathsig).
+	signal.Reset(os.Interrupt, syscall.SIGTERM)
+	logf("stopping (finishing the open queue polls, up to %s; Ctrl-C again to quit now)", *pollWait)
+	err = st.Close()
+	logf("stopped")
+	return err
+}
+
+// telegramPath is the route path to show in the sample request.
+func telegramPath(routes []devstack.Route) string {
+	for _, r := range routes {
+		if strings.Contains(r.Path, "telegram") {
+			return r.Path
+		}
+	}
+	if len(routes) > 0 && routes[0].Path != "$default" {
+		return routes[0].Path
+	}
+	return "/webhooks/telegram"
+}
+
+// parsePoolSizes parses "Runner=4,TelegramWebhook=2".
+func parsePoolSizes(s string) (map[string]int, error) {
+	sizes := map[string]int{}
+	if s == "" {
+		return sizes, nil
+	}
+	for _, part := range strings.Split(s, ",") {
+		name, n, ok := strings.Cut(strings.TrimSpace(part), "=")
+		size, err := strconv.Atoi(n)
+		if !ok || name == "" || err != nil || size < 1 {
+			return nil, fmt.Errorf("-pool %q: want Function=N with N >= 1", part)
+		}
+		sizes[name] = size
+	}
+	return sizes, nil
+}

@@ -1,0 +1,574 @@
+// Package devstack runs ZERO locally without Docker: it provisions the
+// queues, tables and buckets of the translated SAM template
+// (build/template.json, from infra/sam2cfn.py) on a local AWS emulator
+// (moto or LocalStack), builds every function's bootstrap for the host, runs
+// each under a small pool of AWS Lambda Runtime Interface Emulator
+// processes, serves the HTTP API routes as API Gateway (payload format 2.0)
+// would, and emulates the SQS event source mappings.
+//
+// `zero dev` uses it interactively; end-to-end tests use Start and Close.
+// Only Linux is supported (process groups, Pdeathsig, the RIE itself).
+package devstack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/zero-gateway/zero/shared/awsconfig"
+	"github.com/zero-gateway/zero/shared/emulator"
+)
+
+// Defaults used when Options leave a field empty.
+const (
+	DefaultPrefix       = "zero-dev"
+	DefaultFrontAddr    = "127.0.0.1:3000"
+	DefaultEmulatorAddr = "127.0.0.1:4566"
+	DefaultPollWait     = 20 * time.Second
+	// DefaultIntegrationTimeout is API Gateway's HTTP API limit.
+	DefaultIntegrationTimeout = 30 * time.Second
+)
+
+// Options configures Start. The zero value runs the repository in the
+// current directory on 127.0.0.1:3000 against the emulator on 4566.
+type Options struct {
+	// Root is the repository root (template.yaml, infra/, functions/).
+	// Default ".".
+	Root string
+	// Template is the CloudFormation JSON to provision from. Default
+	// <Root>/build/template.json, translated from <Root>/template.yaml by
+	// infra/sam2cfn.py when missing or older than template.yaml.
+	Template string
+	// Prefix is the stack name that prefixes every physical resource name
+	// (zero-dev-workqueue.fifo, ...). Use a unique one per test run.
+	// Default "zero-dev".
+	Prefix string
+
+	// Endpoint is the URL of a running emulator. Default: $ZERO_AWS_ENDPOINT,
+	// else $AWS_ENDPOINT_URL, else whatever answers on EmulatorAddr, else a
+	// moto server started on EmulatorAddr (stopped by Close).
+	Endpoint string
+	// EmulatorAddr is where to look for or start the emulator. Default
+	// 127.0.0.1:4566.
+	EmulatorAddr string
+	// Region defaults to $AWS_REGION, else us-east-1.
+	Region string
+
+	// FrontAddr is the HTTP API listen address; 127.0.0.1:0 picks a free
+	// port (see Stack.FrontURL). Default 127.0.0.1:3000.
+	FrontAddr string
+	// IntegrationTimeout bounds a routed invocation, answered with 503 as
+	// API Gateway does. Default 30 s.
+	IntegrationTimeout time.Duration
+
+	// Params are template parameter values; the template's defaults fill
+	// the rest.
+	Params map[string]string
+	// ExtraEnv ("K=V") is added last to every function's environment.
+	ExtraEnv []string
+
+	// PollWait is the SQS long-poll wait of the event source mappings,
+	// whole seconds from 1 to 20. Default 20 s.
+	PollWait time.Duration
+	// PoolSizes sets the number of RIE processes per function logical id.
+	// Default 4 for functions behind an event source mapping, 2 for
+	// functions behind HTTP routes, else 1.
+	PoolSizes map[string]int
+
+	// Bootstraps maps a function logical id to a prebuilt bootstrap to run
+	// instead of building the function's SourceDir.
+	Bootstraps map[string]string
+	// BuildDir holds built bootstraps. Default <Root>/build/dev/<Prefix>.
+	BuildDir string
+	// RIE is the aws-lambda-rie binary. Default: see FindRIE.
+	RIE string
+
+	// Output receives the functions' output, one "[Function#n] " prefixed
+	// line at a time. Default os.Stderr.
+	Output io.Writer
+	// Verbose keeps the RIE's own per-invocation log lines.
+	Verbose bool
+	// Logf receives progress and error messages. Default: discard.
+	Logf func(format string, args ...any)
+}
+
+// Stack is a running local stack.
+type Stack struct {
+	// FrontURL is the base URL of the HTTP API, e.g. http://127.0.0.1:3000.
+	FrontURL string
+	// EndpointURL is the AWS emulator's URL.
+	EndpointURL string
+	// EmulatorStarted tells whether Start launched the emulator (and Close
+	// stops it) rather than using one that was running.
+	EmulatorStarted bool
+	// AWSConfig points at the emulator with dummy credentials; S3 clients
+	// built from it need UsePathStyle.
+	AWSConfig aws.Config
+	// Resources is what was provisioned and read from the template.
+	Resources *Resources
+	// FunctionEnv is each function's full environment under the RIE, by
+	// logical id. It may hold secrets: never log values.
+	FunctionEnv map[string][]string
+
+	opts      Options
+	logf      func(string, ...any)
+	emu       *emulator.Server
+	pools     map[string]*pool
+	listener  net.Listener
+	server    *http.Server
+	esms      map[string]*esm
+	pollStop  context.CancelFunc
+	pollers   sync.WaitGroup
+	closeOnce sync.Once
+}
+
+// Start provisions and starts the local stack. On error everything started
+// so far is stopped again. ctx bounds startup only; Close ends the stack.
+func Start(ctx context.Context, opts Options) (st *Stack, err error) {
+	opts, err = withDefaults(opts)
+	if err != nil {
+		return nil, err
+	}
+	s := &Stack{opts: opts, logf: opts.Logf, pools: map[string]*pool{}, esms: map[string]*esm{}}
+	defer func() {
+		if err != nil {
+			s.Close()
+		}
+	}()
+
+	rie := opts.RIE
+	if rie == "" {
+		if rie, err = FindRIE(opts.Root); err != nil {
+			return nil, err
+		}
+	}
+	// Claim the front's address first: a busy port fails before any work.
+	l, err := net.Listen("tcp", opts.FrontAddr)
+	if err != nil {
+		return nil, fmt.Errorf("HTTP API front on %s: %w", opts.FrontAddr, err)
+	}
+	s.listener = l
+
+	if opts.Template == "" {
+		opts.Template = filepath.Join(opts.Root, "build", "template.json")
+		if err := ensureTranslated(ctx, opts.Root, "template.yaml", opts.Template, s.logf); err != nil {
+			return nil, err
+		}
+	}
+	tmpl, err := LoadTemplate(opts.Template)
+	if err != nil {
+		return nil, err
+	}
+
+	if err := s.startEmulator(ctx); err != nil {
+		return nil, err
+	}
+	cfg, err := awsconfig.Load(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Region = opts.Region
+	cfg.BaseEndpoint = aws.String(s.EndpointURL)
+	// Never sign with real credentials: local emulators accept any.
+	cfg.Credentials = credentials.NewStaticCredentialsProvider("test", "test", "")
+	s.AWSConfig = cfg
+
+	s.Resources, err = Provision(ctx, cfg, tmpl, ProvisionOptions{StackName: opts.Prefix, Params: opts.Params, Logf: s.logf})
+	if err != nil {
+		return nil, err
+	}
+	bootstraps, err := s.buildAll(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.startPools(ctx, rie, bootstraps); err != nil {
+		return nil, err
+	}
+	if err := s.startFront(); err != nil {
+		return nil, err
+	}
+	s.startPollers()
+	return s, nil
+}
+
+func withDefaults(o Options) (Options, error) {
+	if o.Root == "" {
+		o.Root = "."
+	}
+	root, err := filepath.Abs(o.Root)
+	if err != nil {
+		return o, fmt.Errorf("repository root: %w", err)
+	}
+	o.Root = root
+	if o.Prefix == "" {
+		o.Prefix = DefaultPrefix
+	}
+	if !stackNamePattern.MatchString(o.Prefix) {
+		return o, fmt.Errorf("prefix %q: want lower-case letters, digits and '-', starting with a letter, at most 40 characters", o.Prefix)
+	}
+	if o.EmulatorAddr == "" {
+		o.EmulatorAddr = DefaultEmulatorAddr
+	}
+	if o.Region == "" {
+		o.Region = envOr("AWS_REGION", envOr("AWS_DEFAULT_REGION", "us-east-1"))
+	}
+	if o.FrontAddr == "" {
+		o.FrontAddr = DefaultFrontAddr
+	}
+	if o.IntegrationTimeout <= 0 {
+		o.IntegrationTimeout = DefaultIntegrationTimeout
+	}
+	if o.PollWait <= 0 {
+		o.PollWait = DefaultPollWait
+	}
+	o.PollWait = min(max(o.PollWait.Round(time.Second), time.Second), 20*time.Second)
+	if o.BuildDir == "" {
+		o.BuildDir = filepath.Join(o.Root, "build", "dev", o.Prefix)
+	}
+	if o.Output == nil {
+		o.Output = os.Stderr
+	}
+	if o.Logf == nil {
+		o.Logf = func(string, ...any) {}
+	}
+	return o, nil
+}
+
+// startEmulator picks the emulator endpoint, starting moto if none answers.
+func (s *Stack) startEmulator(ctx context.Context) error {
+	url := s.opts.Endpoint
+	if url == "" {
+		url = os.Getenv(emulator.EndpointEnv)
+	}
+	if url == "" {
+		url = os.Getenv("AWS_ENDPOINT_URL")
+	}
+	if url != "" {
+		if !answers(ctx, url) {
+			return fmt.Errorf("AWS emulator at %s does not answer", url)
+		}
+		s.EndpointURL = strings.TrimRight(url, "/")
+		return nil
+	}
+	url = "http://" + s.opts.EmulatorAddr
+	if answers(ctx, url) {
+		s.logf("using the AWS emulator already running at %s", url)
+		s.EndpointURL = url
+		return nil
+	}
+	s.logf("starting moto on %s", s.opts.EmulatorAddr)
+	emu, err := emulator.Start(ctx, s.opts.EmulatorAddr)
+	if err != nil {
+		return err
+	}
+	s.emu, s.EndpointURL, s.EmulatorStarted = emu, emu.URL, true
+	return nil
+}
+
+// answers tells whether anything answers HTTP at url.
+func answers(ctx context.Context, url string) bool {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(url, "/")+"/", nil)
+	if err != nil {
+		return false
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return true
+}
+
+// buildAll builds every function without a prebuilt bootstrap, in parallel.
+func (s *Stack) buildAll(ctx context.Context) (map[string]string, error) {
+	out := map[string]string{}
+	var (
+		mu   sync.Mutex
+		wg   sync.WaitGroup
+		errs []error
+	)
+	for _, id := range sortedKeys(s.Resources.Functions) {
+		if p, ok := s.opts.Bootstraps[id]; ok {
+			abs, err := filepath.Abs(p)
+			if err != nil {
+				return nil, fmt.Errorf("bootstrap of %s: %w", id, err)
+			}
+			out[id] = abs
+			continue
+		}
+		fn := s.Resources.Functions[id]
+		dst := filepath.Join(s.opts.BuildDir, id, "bootstrap")
+		out[id] = dst
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.logf("building %s from %s (the first build takes a while)", id, fn.SourceDir)
+			if err := Build(ctx, s.opts.Root, fn.SourceDir, dst); err != nil {
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("function %s: %w", id, err))
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	for id := range s.opts.Bootstraps {
+		if _, ok := s.Resources.Functions[id]; !ok {
+			return nil, fmt.Errorf("bootstrap given for %s, which is not a function of the template", id)
+		}
+	}
+	return out, nil
+}
+
+// passthroughEnv are host variables a function may need to reach the
+// outside (certificates, proxies) or to behave (time zone, locale).
+var passthroughEnv = []string{
+	"PATH", "HOME", "TMPDIR", "TZ", "LANG",
+	"SSL_CERT_FILE", "SSL_CERT_DIR",
+	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
+}
+
+// functionEnv is the environment of fn's RIE processes (which pass it on
+// to the runtime): a few host variables, then the emulator's endpoint and
+// dummy credentials, the template's variables, Lambda's reserved
+// variables, and ExtraEnv last. Nothing else leaks from the host (no
+// AWS_PROFILE, no real credentials).
+func (s *Stack) functionEnv(fn Function, bootstrap string) []string {
+	vals := map[string]string{}
+	for _, k := range passthroughEnv {
+		if v, ok := os.LookupEnv(k); ok {
+			vals[k] = v
+		}
+	}
+	vals["AWS_ENDPOINT_URL"] = s.EndpointURL
+	vals["AWS_ACCESS_KEY_ID"] = "test"
+	vals["AWS_SECRET_ACCESS_KEY"] = "test"
+	for k, v := range fn.Env {
+		vals[k] = v
+	}
+	for k, v := range map[string]string{
+		"AWS_REGION":                      s.opts.Region,
+		"AWS_DEFAULT_REGION":              s.opts.Region,
+		"AWS_LAMBDA_FUNCTION_NAME":        fn.Name,
+		"AWS_LAMBDA_FUNCTION_VERSION":     "$LATEST",
+		"AWS_LAMBDA_FUNCTION_MEMORY_SIZE": strconv.Itoa(fn.MemorySize),
+		"AWS_LAMBDA_FUNCTION_TIMEOUT":     strconv.Itoa(int(fn.Timeout / time.Second)),
+		"AWS_LAMBDA_LOG_GROUP_NAME":       "/aws/lambda/" + fn.Name,
+		"AWS_LAMBDA_LOG_STREAM_NAME":      "local",
+		"AWS_EXECUTION_ENV":               "AWS_Lambda_provided.al2023",
+		"LAMBDA_TASK_ROOT":                filepath.Dir(bootstrap),
+		"_HANDLER":                        "bootstrap",
+	} {
+		vals[k] = v
+	}
+	for _, kv := range s.opts.ExtraEnv {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			vals[k] = v
+		}
+	}
+	delete(vals, "AWS_LAMBDA_MAX_CONCURRENCY") // switches the RIE to another mode
+	env := make([]string, 0, len(vals))
+	for _, k := range sortedKeys(vals) {
+		env = append(env, k+"="+vals[k])
+	}
+	return env
+}
+
+func (s *Stack) poolSize(id string) int {
+	if n, ok := s.opts.PoolSizes[id]; ok && n > 0 {
+		return n
+	}
+	for _, es := range s.Resources.EventSources {
+		if es.Function == id {
+			return 4
+		}
+	}
+	for _, r := range s.Resources.Routes {
+		if r.Function == id {
+			return 2
+		}
+	}
+	return 1
+}
+
+func (s *Stack) startPools(ctx context.Context, rie string, bootstraps map[string]string) error {
+	s.FunctionEnv = map[string][]string{}
+	for _, id := range sortedKeys(s.Resources.Functions) {
+		fn := s.Resources.Functions[id]
+		env := s.functionEnv(fn, bootstraps[id])
+		s.FunctionEnv[id] = env
+		p, err := newPool(ctx, poolConfig{
+			function:  id,
+			bootstrap: bootstraps[id],
+			rie:       rie,
+			size:      s.poolSize(id),
+			env:       env,
+			timeout:   fn.Timeout,
+			output:    s.opts.Output,
+			verbose:   s.opts.Verbose,
+			logf:      s.logf,
+		})
+		if err != nil {
+			return err
+		}
+		s.pools[id] = p
+		s.logf("function %s: %d RIE process(es)", id, p.cfg.size)
+	}
+	return nil
+}
+
+func (s *Stack) startFront() error {
+	l := s.listener
+	s.FrontURL = "http://" + l.Addr().String()
+	f := &front{
+		routes:    s.Resources.Routes,
+		invoke:    s.invoke,
+		accountID: s.Resources.AccountID,
+		apiID:     "local",
+		timeout:   s.opts.IntegrationTimeout,
+		logf:      s.logf,
+	}
+	s.server = &http.Server{Handler: f, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := s.server.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.logf("HTTP API front: %v", err)
+		}
+	}()
+	for _, r := range routeList(s.Resources.Routes) {
+		s.logf("route %s", r)
+	}
+	return nil
+}
+
+func (s *Stack) startPollers() {
+	ctx, cancel := context.WithCancel(context.Background())
+	s.pollStop = cancel
+	client := sqs.NewFromConfig(s.AWSConfig)
+	for _, es := range s.Resources.EventSources {
+		if !es.Enabled {
+			s.logf("event source %s disabled in the template", es.LogicalID)
+			continue
+		}
+		m := newESM(es, client, s.invoke, s.opts.Region, s.opts.PollWait, s.logf)
+		s.esms[es.LogicalID] = m
+		n := s.pools[es.Function].cfg.size
+		for i := 0; i < n; i++ {
+			s.pollers.Add(1)
+			go func() { defer s.pollers.Done(); m.poll(ctx) }()
+		}
+		s.logf("event source %s: %s -> %s (batch %d, %d pollers)", es.LogicalID, es.QueueURL, es.Function, es.BatchSize, n)
+	}
+}
+
+func (s *Stack) invoke(ctx context.Context, function string, payload []byte) ([]byte, error) {
+	p, ok := s.pools[function]
+	if !ok {
+		return nil, fmt.Errorf("no function %s in the stack", function)
+	}
+	return p.invoke(ctx, payload)
+}
+
+// Invoke runs the function with logical id function on payload, as a
+// synchronous Lambda invoke does, and returns its response. A failure the
+// function reports (error, panic, crash, timeout) is a *FunctionError.
+func (s *Stack) Invoke(ctx context.Context, function string, payload []byte) ([]byte, error) {
+	return s.invoke(ctx, function, payload)
+}
+
+// Stats returns the counters of the event source mapping with the given
+// logical id (e.g. "RunnerWork").
+func (s *Stack) Stats(eventSource string) (ESMStats, bool) {
+	m, ok := s.esms[eventSource]
+	if !ok {
+		return ESMStats{}, false
+	}
+	return m.stats.snapshot(), true
+}
+
+// Close stops the stack: the front, the queue pollers (each waits for its
+// open ReceiveMessage call, at most PollWait, and hands back what it
+// returns), the RIE processes (in-flight invocations are abandoned and their
+// SQS batches handed back), and the emulator if Start launched it. It is
+// safe to call more than once and always returns nil (it is an io.Closer).
+func (s *Stack) Close() error {
+	s.closeOnce.Do(func() {
+		if s.pollStop != nil {
+			s.pollStop()
+		}
+		if s.server != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			if err := s.server.Shutdown(ctx); err != nil {
+				_ = s.server.Close()
+			}
+			cancel()
+		} else if s.listener != nil {
+			_ = s.listener.Close()
+		}
+		var wg sync.WaitGroup
+		for _, p := range s.pools {
+			wg.Add(1)
+			go func() { defer wg.Done(); p.close() }()
+		}
+		wg.Wait()
+		s.pollers.Wait()
+		if s.emu != nil {
+			s.emu.Stop()
+		}
+	})
+	return nil
+}
+
+// Describe lists what the stack runs, for humans. It prints no secrets
+// (function environments by name only).
+func (s *Stack) Describe() string {
+	var b strings.Builder
+	w := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	r := s.Resources
+	fmt.Fprintf(w, "AWS emulator\t%s\n", s.EndpointURL)
+	fmt.Fprintf(w, "HTTP API\t%s\n", s.FrontURL)
+	for _, rt := range r.Routes {
+		path := rt.Path
+		if path == "$default" {
+			path = "/"
+		}
+		fmt.Fprintf(w, "route %s\t%s%s -> %s\n", rt.RouteKey(), s.FrontURL, path, rt.Function)
+	}
+	for _, id := range sortedKeys(r.Queues) {
+		fmt.Fprintf(w, "queue %s\t%s\n", id, r.Queues[id].URL)
+	}
+	for _, id := range sortedKeys(r.Tables) {
+		fmt.Fprintf(w, "table %s\t%s\n", id, r.Tables[id].Name)
+	}
+	for _, id := range sortedKeys(r.Buckets) {
+		fmt.Fprintf(w, "bucket %s\t%s\n", id, r.Buckets[id].Name)
+	}
+	for _, id := range sortedKeys(r.Functions) {
+		fn := r.Functions[id]
+		fmt.Fprintf(w, "function %s\t%s: %d RIE process(es), timeout %s, env %s\n",
+			id, fn.SourceDir, s.pools[id].cfg.size, fn.Timeout, strings.Join(sortedKeys(fn.Env), " "))
+	}
+	for _, es := range r.EventSources {
+		fmt.Fprintf(w, "trigger %s\t%s -> %s (batch %d, ReportBatchItemFailures %t)\n",
+			es.LogicalID, es.Queue, es.Function, es.BatchSize, es.ReportBatchItemFailures)
+	}
+	_ = w.Flush()
+	return b.String()
+}

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestRun(t *testing.T) {
+	tests := []struct {
+		name       string
+		args       []string
+		wantErr    string
+		wantHelp   bool
+		wantStdout string
+		wantStderr string
+	}{
+		{name: "no command", args: nil, wantHelp: true, wantStderr: "usage: zero <command>"},
+		{name: "help", args: []string{"help"}, wantStdout: "dev "},
+		{name: "unknown command", args: []string{"nope"}, wantErr: `unknown command "nope"`, wantStderr: "usage: zero"},
+		{name: "dev -h", args: []string{"dev", "-h"}, wantHelp: true, wantStderr: "usage: zero dev"},
+		{name: "dev bad flag", args: []string{"dev", "-nope"}, wantErr: "flag provided but not defined"},
+		{name: "dev extra args", args: []string{"dev", "extra"}, wantErr: "takes no arguments"},
+		{name: "dev bad pool", args: []string{"dev", "-pool", "Runner=0"}, wantErr: "want Function=N"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			err := run(context.Background(), tt.args, &stdout, &stderr)
+			switch {
+			case tt.wantHelp:
+				if !errors.Is(err, flag.ErrHelp) {
+					t.Errorf("err = %v, want flag.ErrHelp", err)
+				}
+			case tt.wantErr != "":
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Errorf("err = %v, want %q", err, tt.wantErr)
+				}
+			default:
+				if err != nil {
+					t.Errorf("err = %v", err)
+				}
+			}
+			if !strings.Contains(stdout.String(), tt.wantStdout) {
+				t.Errorf("stdout = %q, want it to contain %q", stdout.String(), tt.wantStdout)
+			}
+			if !strings.Contains(stderr.String(), tt.wantStderr) {
+				t.Errorf("stderr = %q, want it to contain %q", stderr.String(), tt.wantStderr)
+			}
+		})
+	}
+}
+
+func TestDevParamsFromEnv(t *testing.T) {
+	secretPattern := regexp.MustCompile(`^[A-Za-z0-9_-]{1,256}$`)
+	tests := []struct {
+		name          string
+		env           map[string]string
+		wantParams    map[string]string // checked for these keys only
+		wantGenerated bool
+		wantNotes     int
+	}{
+		{
+			name:          "nothing set: fake token, generated secret, echo model",
+			env:           map[string]string{},
+			wantParams:    map[string]string{"TelegramBotToken": fakeBotToken, "ZeroModel": "zero/echo"},
+			wantGenerated: true,
+			wantNotes:     1,
+		},
+		{
+			name: "everything set",
+			env: map[string]string{
+				"TELEGRAM_BOT_TOKEN": "1:real", "TELEGRAM_WEBHOOK_SECRET": "mine", "TELEGRAM_API_BASE_URL": "http://fake",
+				"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": "http://llm", "ZERO_MODEL": "openai/x",
+			},
+			wantParams: map[string]string{
+				"TelegramBotToken": "1:real", "TelegramWebhookSecret": "mine", "TelegramAPIBaseURL": "http://fake",
+				"OpenAIAPIKey": "k", "OpenAIBaseURL": "http://llm", "ZeroModel": "openai/x",
+			},
+		},
+		{
+			name:          "an OpenAI key picks an OpenAI model",
+			env:           map[string]string{"TELEGRAM_BOT_TOKEN": "1:real", "OPENAI_API_KEY": "k"},
+			wantParams:    map[string]string{"ZeroModel": "openai/gpt-4o-mini", "OpenAIAPIKey": "k"},
+			wantGenerated: true,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := devParamsFromEnv(func(k string) string { return tt.env[k] })
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, want := range tt.wantParams {
+				if got := s.params[k]; got != want {
+					t.Errorf("param %s = %q, want %q", k, got, want)
+				}
+			}
+			if s.generated != tt.wantGenerated {
+				t.Errorf("generated = %v, want %v", s.generated, tt.wantGenerated)
+			}
+			if !secretPattern.MatchString(s.secret) || s.params["TelegramWebhookSecret"] != s.secret {
+				t.Errorf("secret %q is not a valid Telegram secret_token or not passed on", s.secret)
+			}
+			if len(s.notes) != tt.wantNotes {
+				t.Errorf("notes = %q, want %d", s.notes, tt.wantNotes)
+			}
+		})
+	}
+}
+
+func TestParsePoolSizes(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    map[string]int
+		wantErr bool
+	}{
+		{in: "", want: map[string]int{}},
+		{in: "Runner=4", want: map[string]int{"Runner": 4}},
+		{in: "Runner=4, TelegramWebhook=1", want: map[string]int{"Runner": 4, "TelegramWebhook": 1}},
+		{in: "Runner", wantErr: true},
+		{in: "Runner=x", wantErr: true},
+		{in: "=2", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := parsePoolSizes(tt.in)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v, wantErr %v", err, tt.wantErr)
+			}
+			if !tt.wantErr && !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
