@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
@@ -26,16 +27,24 @@ import (
 
 func main() {
 	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
-	webhook, err := setup(context.Background(), logger)
+	calls := awsconfig.NewCounter()
+	webhook, err := setup(context.Background(), logger, calls)
 	if err != nil {
 		// Telegram sees a 5xx and redelivers, so a bad config loses no update.
 		logger.Error("telegram-webhook init failed", "err", err)
 		os.Exit(1)
 	}
-	lambda.Start(httpapi.Handler(webhook))
+	handle := httpapi.Handler(webhook)
+	lambda.Start(func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+		// One invocation at a time per instance, so the counter is per request.
+		calls.Reset()
+		resp, err := handle(ctx, ev)
+		logger.InfoContext(ctx, "request done", "status", resp.StatusCode, "aws_calls", calls.Total(), "aws_ops", calls.String())
+		return resp, err
+	})
 }
 
-func setup(ctx context.Context, logger *slog.Logger) (http.Handler, error) {
+func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (http.Handler, error) {
 	secret := os.Getenv("TELEGRAM_WEBHOOK_SECRET")
 	if err := telegram.CheckSecret(secret); err != nil {
 		return nil, fmt.Errorf("TELEGRAM_WEBHOOK_SECRET: %w", err)
@@ -48,7 +57,7 @@ func setup(ctx context.Context, logger *slog.Logger) (http.Handler, error) {
 	if queueURL == "" {
 		return nil, fmt.Errorf("environment variable ZERO_QUEUE_URL is required")
 	}
-	awsCfg, err := awsconfig.Load(ctx, nil)
+	awsCfg, err := awsconfig.Load(ctx, calls)
 	if err != nil {
 		return nil, err
 	}

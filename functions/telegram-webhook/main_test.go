@@ -35,7 +35,7 @@ func TestSetupEnv(t *testing.T) {
 			for k, v := range tt.env {
 				t.Setenv(k, v)
 			}
-			h, err := setup(context.Background(), slog.New(slog.DiscardHandler))
+			h, err := setup(context.Background(), slog.New(slog.DiscardHandler), nil)
 			if tt.wantErr == "" {
 				if err != nil || h == nil {
 					t.Fatalf("setup = %v, %v; want a handler", h, err)

@@ -1,0 +1,119 @@
+// Command runner is the Lambda that consumes the FIFO work queue and runs
+// each inbound message as one turn of its session (shared/turn).
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/zero-gateway/zero/shared/awsconfig"
+	"github.com/zero-gateway/zero/shared/dynamo"
+	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/openai"
+	"github.com/zero-gateway/zero/shared/s3store"
+	"github.com/zero-gateway/zero/shared/sqsqueue"
+	"github.com/zero-gateway/zero/shared/telegram"
+	"github.com/zero-gateway/zero/shared/transcript"
+	"github.com/zero-gateway/zero/shared/turn"
+)
+
+const systemPrompt = "You are ZERO, a personal assistant. Answer briefly and helpfully."
+
+func main() {
+	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	calls := awsconfig.NewCounter()
+	proc, err := setup(context.Background(), logger, calls)
+	if err != nil {
+		// Failing init makes Lambda report the error and SQS redeliver the
+		// batch later, so a bad config loses no message.
+		logger.Error("runner init failed", "err", err)
+		os.Exit(1)
+	}
+	lambda.Start(func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+		// One invocation at a time per instance, so the counter is per batch.
+		calls.Reset()
+		resp := sqsqueue.Consume(ctx, ev, proc.Handle)
+		logger.InfoContext(ctx, "batch done", "records", len(ev.Records), "failed", len(resp.BatchItemFailures),
+			"aws_calls", calls.Total(), "aws_ops", calls.String())
+		return resp, nil
+	})
+}
+
+func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (*turn.Processor, error) {
+	env, err := requireEnv("ZERO_TABLE", "ZERO_BUCKET", "TELEGRAM_BOT_TOKEN")
+	if err != nil {
+		return nil, err
+	}
+	ref, err := model.ParseRef(envOr("ZERO_MODEL", "zero/echo"))
+	if err != nil {
+		return nil, err
+	}
+	llm, err := newModel(ref)
+	if err != nil {
+		return nil, err
+	}
+	awsCfg, err := awsconfig.Load(ctx, calls)
+	if err != nil {
+		return nil, err
+	}
+	local := os.Getenv("AWS_ENDPOINT_URL") != "" || os.Getenv("AWS_ENDPOINT_URL_S3") != ""
+	s3Client := s3.NewFromConfig(awsCfg, func(o *s3.Options) { o.UsePathStyle = local })
+	httpClient := &http.Client{Timeout: 60 * time.Second}
+	tg := telegram.NewClient(envOr("TELEGRAM_API_BASE_URL", "https://api.telegram.org"), env["TELEGRAM_BOT_TOKEN"], httpClient)
+	return &turn.Processor{
+		Store:      dynamo.New(dynamodb.NewFromConfig(awsCfg), env["ZERO_TABLE"]),
+		Transcript: transcript.NewLog(s3store.New(s3Client, env["ZERO_BUCKET"])),
+		Model:      llm,
+		ModelRef:   ref,
+		Senders:    map[string]turn.Sender{"telegram": tg},
+		System:     systemPrompt,
+		Log:        logger,
+		Now:        time.Now,
+	}, nil
+}
+
+// newModel picks the provider adapter for ref. zero/echo needs no key.
+func newModel(ref model.Ref) (model.Client, error) {
+	switch ref.Provider {
+	case model.EchoProvider:
+		if ref.Name != "echo" {
+			return nil, fmt.Errorf("ZERO_MODEL: the built-in provider has only zero/echo, not %s", ref)
+		}
+		return model.Echo{}, nil
+	case "openai":
+		return openai.New(openai.Config{
+			APIKey:     os.Getenv("OPENAI_API_KEY"),
+			BaseURL:    envOr("OPENAI_BASE_URL", "https://api.openai.com/v1"),
+			HTTPClient: &http.Client{Timeout: 90 * time.Second},
+		})
+	}
+	return nil, fmt.Errorf("ZERO_MODEL: unknown provider %q in %s (known: zero, openai)", ref.Provider, ref)
+}
+
+func requireEnv(names ...string) (map[string]string, error) {
+	out := make(map[string]string, len(names))
+	for _, n := range names {
+		v := os.Getenv(n)
+		if v == "" {
+			return nil, fmt.Errorf("environment variable %s is required", n)
+		}
+		out[n] = v
+	}
+	return out, nil
+}
+
+func envOr(name, fallback string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return fallback
+}
