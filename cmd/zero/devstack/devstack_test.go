@@ -405,7 +405,9 @@ func startStack(t *testing.T, opts Options) *Stack {
 	opts.Root = repoRoot(t)
 	opts.FrontAddr = "127.0.0.1:0"
 	opts.BuildDir = t.TempDir()
-	opts.Output = testWriter{t}
+	if opts.Output == nil {
+		opts.Output = testWriter{t}
+	}
 	opts.Logf = t.Logf
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -1,0 +1,356 @@
+package devstack
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+)
+
+// fakeTelegram is a Bot API server that records sendMessage calls and
+// checks they are well formed.
+type fakeTelegram struct {
+	*httptest.Server
+	t     *testing.T
+	token string
+	mu    sync.Mutex
+	sent  []sendMessage
+}
+
+type sendMessage struct {
+	ChatID    json.Number `json:"chat_id"`
+	Text      string      `json:"text"`
+	ParseMode string      `json:"parse_mode"`
+}
+
+func newFakeTelegram(t *testing.T, token string) *fakeTelegram {
+	f := &fakeTelegram{t: t, token: token}
+	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.URL.Path != "/bot"+token+"/sendMessage" {
+			t.Errorf("fake Telegram: unexpected %s %s", r.Method, r.URL.Path)
+			http.Error(w, `{"ok":false,"error_code":404,"description":"Not Found"}`, http.StatusNotFound)
+			return
+		}
+		var m sendMessage
+		dec := json.NewDecoder(r.Body)
+		dec.UseNumber()
+		if err := dec.Decode(&m); err != nil || m.ChatID == "" || m.Text == "" || len([]rune(m.Text)) > 4096 {
+			t.Errorf("fake Telegram: bad sendMessage body (%v): %+v", err, m)
+			http.Error(w, `{"ok":false,"error_code":400,"description":"Bad Request"}`, http.StatusBadRequest)
+			return
+		}
+		f.mu.Lock()
+		f.sent = append(f.sent, m)
+		n := len(f.sent)
+		f.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"ok":true,"result":{"message_id":%d,"date":1767225600,"chat":{"id":%s,"type":"private"},"text":%q}}`, n, m.ChatID, m.Text)
+	}))
+	t.Cleanup(f.Close)
+	return f
+}
+
+func (f *fakeTelegram) messages() []sendMessage {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]sendMessage(nil), f.sent...)
+}
+
+// waitSent waits until n messages were sent.
+func (f *fakeTelegram) waitSent(t *testing.T, n int) []sendMessage {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if got := f.messages(); len(got) >= n {
+			return got
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("fake Telegram got %d sendMessage calls; want %d", len(f.messages()), n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// invocationLog collects the functions' "done" log lines, which carry the
+// AWS calls each invocation made (counted by an SDK middleware).
+type invocationLog struct {
+	t  *testing.T
+	mu sync.Mutex
+	// batches are the runner's, requests the webhook's.
+	batches, requests []invocation
+}
+
+type invocation struct {
+	Msg      string `json:"msg"`
+	Records  int    `json:"records"`
+	Status   int    `json:"status"`
+	AWSCalls int    `json:"aws_calls"`
+	AWSOps   string `json:"aws_ops"`
+}
+
+func (l *invocationLog) Write(b []byte) (int, error) {
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if l.t != nil {
+			l.t.Log(line)
+		}
+		_, js, ok := strings.Cut(line, "{")
+		if !ok {
+			continue
+		}
+		var inv invocation
+		if json.Unmarshal([]byte("{"+js), &inv) != nil {
+			continue
+		}
+		l.mu.Lock()
+		switch inv.Msg {
+		case "batch done":
+			l.batches = append(l.batches, inv)
+		case "request done":
+			l.requests = append(l.requests, inv)
+		}
+		l.mu.Unlock()
+	}
+	return len(b), nil
+}
+
+func (l *invocationLog) snapshot() (batches, requests []invocation) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]invocation(nil), l.batches...), append([]invocation(nil), l.requests...)
+}
+
+const (
+	e2eToken  = "123456:e2e-token"
+	e2eSecret = "e2e_secret-1"
+)
+
+// e2eStack starts the whole local stack from template.yaml with the real
+// bootstraps, a fake Telegram and the offline model.
+func e2eStack(t *testing.T, quiet bool) (*Stack, *fakeTelegram, *invocationLog) {
+	need(t, "AWS emulator", emuErr)
+	needRIE(t)
+	tg := newFakeTelegram(t, e2eToken)
+	logs := &invocationLog{t: t}
+	if quiet {
+		logs.t = nil
+	}
+	st := startStack(t, Options{
+		Template: translatedTemplate(t),
+		Prefix:   uniquePrefix(t, "e2e"),
+		Params: map[string]string{
+			"TelegramBotToken": e2eToken, "TelegramWebhookSecret": e2eSecret,
+			"TelegramAPIBaseURL": tg.URL, "ZeroModel": "zero/echo",
+		},
+		PollWait: time.Second,
+		Output:   logs,
+	})
+	return st, tg, logs
+}
+
+// postUpdate posts a Telegram update to the front and returns the status.
+func postUpdate(t *testing.T, st *Stack, secret string, body []byte) int {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, st.FrontURL+"/webhooks/telegram", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if secret != "" {
+		req.Header.Set("X-Telegram-Bot-Api-Secret-Token", secret)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("POST /webhooks/telegram: %v", err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// update returns the sample private-chat update with another id and text.
+func update(t *testing.T, id int, text string) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(repoRoot(t), "events", "telegram-private-text.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var u map[string]any
+	if err := json.Unmarshal(raw, &u); err != nil {
+		t.Fatal(err)
+	}
+	u["update_id"] = id
+	u["message"].(map[string]any)["text"] = text
+	out, _ := json.Marshal(u)
+	return out
+}
+
+func queueDepth(t *testing.T, st *Stack) int {
+	t.Helper()
+	out, err := sqs.NewFromConfig(st.AWSConfig).GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{
+		QueueUrl:       aws.String(st.Resources.Queues["WorkQueue"].URL),
+		AttributeNames: []sqstypes.QueueAttributeName{"ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, v := range out.Attributes {
+		var i int
+		fmt.Sscan(v, &i)
+		n += i
+	}
+	return n
+}
+
+// TestEndToEndTelegram drives the real bootstraps under the RIE: Telegram
+// update -> front -> webhook -> FIFO queue -> event source -> runner ->
+// DynamoDB + S3 + sendMessage to a fake Telegram.
+func TestEndToEndTelegram(t *testing.T) {
+	st, tg, _ := e2eStack(t, false)
+	ctx := context.Background()
+
+	t.Run("wrong or missing secret is 401 and queues nothing", func(t *testing.T) {
+		for _, secret := range []string{"", "wrong-secret"} {
+			if got := postUpdate(t, st, secret, update(t, 900, "intruder")); got != http.StatusUnauthorized {
+				t.Fatalf("secret %q: status %d; want 401", secret, got)
+			}
+		}
+		if n := queueDepth(t, st); n != 0 {
+			t.Fatalf("queue holds %d messages after rejected requests; want 0", n)
+		}
+	})
+	t.Run("malformed body is 400", func(t *testing.T) {
+		if got := postUpdate(t, st, e2eSecret, []byte(`{"update_id":`)); got != http.StatusBadRequest {
+			t.Fatalf("status %d; want 400", got)
+		}
+	})
+
+	if got := postUpdate(t, st, e2eSecret, update(t, 1000, "Hello, ZERO!")); got != http.StatusOK {
+		t.Fatalf("POST update: status %d; want 200", got)
+	}
+	sent := tg.waitSent(t, 1)
+	if sent[0].ChatID != "123456789" || sent[0].Text != "echo: Hello, ZERO!" {
+		t.Fatalf("sendMessage = %+v; want the echo reply to chat 123456789", sent[0])
+	}
+
+	// The session entry is in DynamoDB, the transcript in S3.
+	item, err := dynamodb.NewFromConfig(st.AWSConfig).GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(st.Resources.Tables["SessionTable"].Name), ConsistentRead: aws.Bool(true),
+		Key: map[string]ddbtypes.AttributeValue{
+			"pk": &ddbtypes.AttributeValueMemberS{Value: "session#agent:main:main"},
+			"sk": &ddbtypes.AttributeValueMemberS{Value: "entry"},
+		},
+	})
+	if err != nil || item.Item == nil {
+		t.Fatalf("session entry: %v (item %v)", err, item)
+	}
+	sid, _ := item.Item["sessionId"].(*ddbtypes.AttributeValueMemberS)
+	if sid == nil || len(sid.Value) != 36 {
+		t.Fatalf("entry has no UUID sessionId: %v", item.Item["sessionId"])
+	}
+	for _, attr := range []string{"updatedAt", "channel", "chatType", "deliveryContext", "lastChannel", "lastTo", "origin", "totalTokens"} {
+		if _, ok := item.Item[attr]; !ok {
+			t.Errorf("entry lacks %s", attr)
+		}
+	}
+	s3c := s3.NewFromConfig(st.AWSConfig, func(o *s3.Options) { o.UsePathStyle = true })
+	key := "agents/main/sessions/" + sid.Value + ".jsonl.d/0000000001.jsonl"
+	obj, err := s3c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(st.Resources.Buckets["TranscriptBucket"].Name), Key: aws.String(key)})
+	if err != nil {
+		t.Fatalf("transcript part %s: %v", key, err)
+	}
+	part, _ := io.ReadAll(obj.Body)
+	obj.Body.Close()
+	lines := strings.Split(strings.TrimSpace(string(part)), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[0], `"type":"session"`) || !strings.Contains(lines[1], "Hello, ZERO!") || !strings.Contains(lines[2], "echo: Hello, ZERO!") {
+		t.Fatalf("transcript part =\n%s\nwant header, user and assistant lines", part)
+	}
+
+	// Telegram redelivers the same update: no second turn, no second reply.
+	// The next update's reply proves the replay was handled first (same
+	// FIFO group).
+	if got := postUpdate(t, st, e2eSecret, update(t, 1000, "Hello, ZERO!")); got != http.StatusOK {
+		t.Fatalf("replay: status %d; want 200", got)
+	}
+	if got := postUpdate(t, st, e2eSecret, update(t, 1001, "second")); got != http.StatusOK {
+		t.Fatalf("second update: status %d; want 200", got)
+	}
+	// Both are in the session's FIFO group, so a repeated reply to the
+	// replay would be sent before the reply to "second".
+	tg.waitSent(t, 2)
+	if sent = tg.messages(); len(sent) != 2 || sent[1].Text != "echo: second" {
+		t.Fatalf("sendMessage calls = %+v; want exactly the first reply and \"echo: second\"", sent)
+	}
+}
+
+// TestTurnAWSCalls counts the AWS API calls of plain text turns on the
+// end-to-end path (the functions log the count of each invocation, taken by
+// an SDK middleware). It checks the design's budget: the webhook makes one
+// call, a turn at most 6 in all, and a later turn no more than the first.
+// With ZERO_BENCH=1 (make bench) it runs 200 turns and prints the numbers.
+func TestTurnAWSCalls(t *testing.T) {
+	turns := 3
+	if os.Getenv("ZERO_BENCH") != "" {
+		turns = 200
+	}
+	st, tg, logs := e2eStack(t, true)
+	for i := 1; i <= turns; i++ {
+		if got := postUpdate(t, st, e2eSecret, update(t, 5000+i, fmt.Sprintf("turn %d", i))); got != http.StatusOK {
+			t.Fatalf("turn %d: status %d", i, got)
+		}
+		// One turn at a time, so every runner batch holds one record.
+		tg.waitSent(t, i)
+	}
+	batches, requests := logs.snapshot()
+	waitUntil(t, func() bool { batches, requests = logs.snapshot(); return len(batches) >= turns })
+	if len(requests) != turns {
+		t.Fatalf("%d webhook invocations logged; want %d", len(requests), turns)
+	}
+	for i, r := range requests {
+		if r.Status != http.StatusOK || r.AWSCalls != 1 {
+			t.Fatalf("webhook request %d: status %d, %d AWS calls (%s); want 200 and 1", i+1, r.Status, r.AWSCalls, r.AWSOps)
+		}
+	}
+	first, last := batches[0], batches[turns-1]
+	for _, b := range []invocation{first, last} {
+		if b.Records != 1 {
+			t.Fatalf("runner batch of %d records; want 1", b.Records)
+		}
+	}
+	perTurn := func(b invocation) int { return b.AWSCalls + requests[0].AWSCalls }
+	t.Logf("BENCH aws_calls_per_turn turn=1 total=%d webhook=%d runner=%d (%s)", perTurn(first), requests[0].AWSCalls, first.AWSCalls, first.AWSOps)
+	t.Logf("BENCH aws_calls_per_turn turn=%d total=%d webhook=%d runner=%d (%s)", turns, perTurn(last), requests[turns-1].AWSCalls, last.AWSCalls, last.AWSOps)
+	if perTurn(first) > 6 || perTurn(last) > 6 {
+		t.Errorf("a turn makes more than 6 AWS calls: first %d, last %d", perTurn(first), perTurn(last))
+	}
+	if last.AWSCalls != first.AWSCalls {
+		t.Errorf("turn %d makes %d runner AWS calls, turn 1 makes %d; want the same", turns, last.AWSCalls, first.AWSCalls)
+	}
+}
+
+func waitUntil(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met in time")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
