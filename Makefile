@@ -34,7 +34,7 @@ $(TEMPLATE_JSON): template.yaml infra/sam2cfn.py
 ## dev: the local stack — AWS emulator on 127.0.0.1:4566, functions under the
 ## Lambda RIE, HTTP front on 127.0.0.1:3000, the SQS event-source emulator.
 dev: deps $(TEMPLATE_JSON)
-	$(GO) run ./cmd/zero dev
+	$(GO) run ./cmd/zero dev $(DEV_FLAGS)
 
 ## test: formatting, vet, template lint, the import-direction check, unit and
 ## integration tests (moto is started and stopped by the tests themselves).
@@ -51,7 +51,8 @@ lint: $(TEMPLATE_JSON)
 ## bench: handler speed, AWS calls per turn, binary sizes and cold init.
 bench: deps $(TEMPLATE_JSON)
 	$(GO) test -run '^$$' -bench . -benchmem ./shared/...
-	ZERO_BENCH=1 $(GO) test -count=1 -run 'TestBench' -v ./cmd/zero/devstack/ | grep -E '^(=== RUN|---|\s+\S+\.go:\d+: BENCH|ok|FAIL)' || true
+	$(GO) test -run '^$$' -bench ColdInit -benchtime 5x ./cmd/zero/devstack/
+	set -o pipefail; ZERO_BENCH=1 $(GO) test -count=1 -run 'TestTurnAWSCalls' -v ./cmd/zero/devstack/ | grep -E 'BENCH|^(--- |ok|FAIL)'
 
 ## SAM builds each function with `make build-<LogicalId>` (BuildMethod: makefile).
 include $(dir $(lastword $(MAKEFILE_LIST)))infra/build.mk

@@ -1,0 +1,87 @@
+package devstack
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// coldInitCases are the functions of template.yaml with an environment that
+// passes their init checks and a payload that makes no AWS call.
+var coldInitCases = []struct {
+	function, pkg string
+	env           []string
+	payload       string
+}{
+	{"TelegramWebhook", "./functions/telegram-webhook",
+		[]string{"TELEGRAM_WEBHOOK_SECRET=bench-secret", "TELEGRAM_BOT_TOKEN=1:bench", "ZERO_QUEUE_URL=http://127.0.0.1:1/q.fifo"},
+		`{"version":"2.0","routeKey":"POST /webhooks/telegram","rawPath":"/webhooks/telegram","headers":{},"requestContext":{"http":{"method":"POST","path":"/webhooks/telegram"}},"body":"{}"}`},
+	{"Runner", "./functions/runner",
+		[]string{"ZERO_TABLE=t", "ZERO_BUCKET=b", "TELEGRAM_BOT_TOKEN=1:bench"},
+		`{"Records":[]}`},
+}
+
+// BenchmarkColdInit reports each function's binary size (host build and
+// the deployed linux/arm64 build) and its cold start under the RIE: from
+// starting the process to the first response. Run by `make bench`.
+func BenchmarkColdInit(b *testing.B) {
+	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
+	if err != nil {
+		b.Fatal(err)
+	}
+	rie, err := FindRIE(root)
+	if err != nil {
+		b.Fatalf("aws-lambda-rie unavailable (run `make deps`): %v", err)
+	}
+	dir := b.TempDir()
+	ctx := context.Background()
+	for _, tc := range coldInitCases {
+		// Built once, outside b.Run, which calls its function once per round.
+		bootstrap := filepath.Join(dir, tc.function, "bootstrap")
+		if err := Build(ctx, root, tc.pkg, bootstrap); err != nil {
+			b.Fatal(err)
+		}
+		arm := filepath.Join(dir, tc.function, "bootstrap-arm64")
+		cmd := exec.Command("go", "build", "-tags", "lambda.norpc", "-trimpath", "-ldflags=-s -w", "-o", arm, tc.pkg)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH=arm64")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("arm64 build: %v\n%s", err, out)
+		}
+		hostSize, armSize := fileSize(b, bootstrap), fileSize(b, arm)
+		b.Run(tc.function, func(b *testing.B) {
+			env := append([]string{"PATH=" + os.Getenv("PATH"), "AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=x", "AWS_SECRET_ACCESS_KEY=x"}, tc.env...)
+			var total time.Duration
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				start := time.Now()
+				p, err := newPool(ctx, poolConfig{function: tc.function, bootstrap: bootstrap, rie: rie, size: 1, env: env, timeout: 30 * time.Second, output: io.Discard, logf: b.Logf})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := p.invoke(ctx, []byte(tc.payload)); err != nil {
+					p.close()
+					b.Fatalf("first invoke: %v", err)
+				}
+				total += time.Since(start)
+				p.close()
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "cold-ms/op")
+			b.ReportMetric(float64(hostSize)/(1<<20), "host-MiB")
+			b.ReportMetric(float64(armSize)/(1<<20), "arm64-MiB")
+		})
+	}
+}
+
+func fileSize(b *testing.B, path string) int64 {
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return st.Size()
+}
