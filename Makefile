@@ -8,7 +8,7 @@ BIN := $(CURDIR)/bin
 BUILD := $(CURDIR)/build
 RIE_VERSION := v0.0.0-20261030222936-bef5c4ba774d
 RIE := $(BIN)/aws-lambda-rie
-TEMPLATE_JSON := $(BUILD)/template.json
+TEMPLATE_JSON := build/template.json
 export PATH := $(BIN):$(PATH)
 
 .PHONY: deps dev test lint bench build clean
