@@ -34,7 +34,8 @@ $(TEMPLATE_JSON): template.yaml infra/sam2cfn.py
 ## dev: the local stack — AWS emulator on 127.0.0.1:4566, functions under the
 ## Lambda RIE, HTTP front on 127.0.0.1:3000, the SQS event-source emulator.
 dev: deps $(TEMPLATE_JSON)
-	$(GO) run ./cmd/zero dev $(DEV_FLAGS)
+	$(GO) build -o $(BIN)/zero ./cmd/zero
+	$(BIN)/zero dev $(DEV_FLAGS)
 
 ## test: formatting, vet, template lint, the import-direction check, unit and
 ## integration tests (moto is started and stopped by the tests themselves).

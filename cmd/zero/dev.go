@@ -45,7 +45,9 @@ type devSettings struct {
 	// here (then it may be printed) or came from the environment (never printed).
 	secret    string
 	generated bool
-	notes     []string
+	// standIn: no bot is configured, so replies go to a local stand-in.
+	standIn bool
+	notes   []string
 }
 
 // devParamsFromEnv reads the parameters from getenv, filling the dev
@@ -60,8 +62,12 @@ func devParamsFromEnv(getenv func(string) string) (devSettings, error) {
 	}
 	if _, ok := s.params["TelegramBotToken"]; !ok {
 		s.params["TelegramBotToken"] = fakeBotToken
-		s.notes = append(s.notes, "TELEGRAM_BOT_TOKEN is not set: using the fake token "+fakeBotToken+
-			" (sendMessage to the real Telegram fails; set TELEGRAM_API_BASE_URL to a fake, or export a real token)")
+		if _, ok := s.params["TelegramAPIBaseURL"]; ok {
+			s.notes = append(s.notes, "TELEGRAM_BOT_TOKEN is not set: using the fake token "+fakeBotToken)
+		} else {
+			s.standIn = true
+			s.notes = append(s.notes, "TELEGRAM_BOT_TOKEN is not set: replies go to a local Telegram stand-in and are printed here")
+		}
 	}
 	if v, ok := s.params["TelegramWebhookSecret"]; ok {
 		s.secret = v
@@ -127,6 +133,14 @@ func runDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	for _, n := range settings.notes {
 		logf("note: %s", n)
+	}
+	if settings.standIn {
+		tg, err := startTelegramStandIn(stdout)
+		if err != nil {
+			return err
+		}
+		defer tg.Close()
+		settings.params["TelegramAPIBaseURL"] = tg.URL
 	}
 	st, err := devstack.Start(ctx, devstack.Options{
 		Root:         *root,

@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
+	"net/http"
 	"reflect"
 	"regexp"
 	"strings"
@@ -63,12 +65,21 @@ func TestDevParamsFromEnv(t *testing.T) {
 		env           map[string]string
 		wantParams    map[string]string // checked for these keys only
 		wantGenerated bool
+		wantStandIn   bool
 		wantNotes     int
 	}{
 		{
-			name:          "nothing set: fake token, generated secret, echo model",
+			name:          "nothing set: fake token, Telegram stand-in, generated secret, echo model",
 			env:           map[string]string{},
 			wantParams:    map[string]string{"TelegramBotToken": fakeBotToken, "ZeroModel": "zero/echo"},
+			wantGenerated: true,
+			wantStandIn:   true,
+			wantNotes:     1,
+		},
+		{
+			name:          "a Telegram base URL without a token: no stand-in",
+			env:           map[string]string{"TELEGRAM_API_BASE_URL": "http://fake"},
+			wantParams:    map[string]string{"TelegramBotToken": fakeBotToken, "TelegramAPIBaseURL": "http://fake"},
 			wantGenerated: true,
 			wantNotes:     1,
 		},
@@ -100,6 +111,9 @@ func TestDevParamsFromEnv(t *testing.T) {
 				if got := s.params[k]; got != want {
 					t.Errorf("param %s = %q, want %q", k, got, want)
 				}
+			}
+			if s.standIn != tt.wantStandIn {
+				t.Errorf("standIn = %v, want %v", s.standIn, tt.wantStandIn)
 			}
 			if s.generated != tt.wantGenerated {
 				t.Errorf("generated = %v, want %v", s.generated, tt.wantGenerated)
@@ -135,6 +149,45 @@ func TestParsePoolSizes(t *testing.T) {
 			}
 			if !tt.wantErr && !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestTelegramStandIn(t *testing.T) {
+	var out strings.Builder
+	tg, err := startTelegramStandIn(&out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	tests := []struct {
+		name, path, body string
+		wantStatus       int
+		wantOut          string
+	}{
+		{"reply is printed", "/bot1:x/sendMessage", `{"chat_id":42,"text":"hello\nworld","parse_mode":"HTML"}`, 200, "reply to chat 42:\n    hello\n    world\n"},
+		{"topic is shown", "/bot1:x/sendMessage", `{"chat_id":-100,"message_thread_id":7,"text":"hi"}`, 200, "reply to chat -100 topic 7:"},
+		{"missing text is 400", "/bot1:x/sendMessage", `{"chat_id":42}`, 400, ""},
+		{"other methods are 404", "/bot1:x/getMe", `{}`, 404, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out.Reset()
+			resp, err := http.Post(tg.URL+tc.path, "application/json", strings.NewReader(tc.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var body struct {
+				OK bool `json:"ok"`
+			}
+			json.NewDecoder(resp.Body).Decode(&body)
+			resp.Body.Close()
+			if resp.StatusCode != tc.wantStatus || body.OK != (tc.wantStatus == 200) {
+				t.Fatalf("status %d ok %v; want %d", resp.StatusCode, body.OK, tc.wantStatus)
+			}
+			if !strings.Contains(out.String(), tc.wantOut) {
+				t.Fatalf("printed %q; want it to contain %q", out.String(), tc.wantOut)
 			}
 		})
 	}

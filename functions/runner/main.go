@@ -30,6 +30,7 @@ const systemPrompt = "You are ZERO, a personal assistant. Answer briefly and hel
 
 func main() {
 	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	slog.SetDefault(logger) // adapters that log through slog's default log JSON too
 	calls := awsconfig.NewCounter()
 	proc, err := setup(context.Background(), logger, calls)
 	if err != nil {

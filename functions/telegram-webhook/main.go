@@ -27,6 +27,7 @@ import (
 
 func main() {
 	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	slog.SetDefault(logger) // adapters that log through slog's default log JSON too
 	calls := awsconfig.NewCounter()
 	webhook, err := setup(context.Background(), logger, calls)
 	if err != nil {
