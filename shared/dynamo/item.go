@@ -26,6 +26,7 @@ const (
 	attrVersion  = "version"
 	attrState    = "state"
 	attrReply    = "reply"
+	attrSent     = "sent"
 	attrSession  = "sessionId" // context item: the session the messages belong to
 	attrMessages = "messages"  // context item: []model.Message as one JSON string
 

@@ -19,6 +19,7 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -175,6 +176,39 @@ func (s *Store) Finish(ctx context.Context, key, messageID string) error {
 		return fault.Wrap(fault.NotFound, err, "finish turn: message %s has no record", messageID)
 	}
 	return classify(err, fmt.Sprintf("finish turn %s", messageID))
+}
+
+// Progress sets the sent count of the committed record of messageID with one
+// UpdateItem. A missing (or expired) record is fault.NotFound, a Done one
+// fault.Conflict.
+func (s *Store) Progress(ctx context.Context, key, messageID string, sent int) error {
+	if messageID == "" {
+		return fault.New(fault.Invalid, "record reply progress: message id is required")
+	}
+	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                           &s.table,
+		Key:                                 recordKey(messageID),
+		UpdateExpression:                    aws.String("SET #sent = :sent"),
+		ConditionExpression:                 aws.String("attribute_exists(pk) AND (attribute_not_exists(#ttl) OR #ttl >= :now) AND #state = :committed"),
+		ExpressionAttributeNames:            map[string]string{"#sent": attrSent, "#state": attrState, "#ttl": attrTTL},
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":sent":      number(int64(sent)),
+			":committed": &types.AttributeValueMemberS{Value: turn.Committed},
+			":now":       number(s.now().Unix()),
+		},
+	})
+	if isConditionFailed(err) {
+		// The old item, returned with the failure, tells done from missing.
+		var ccf *types.ConditionalCheckFailedException
+		if errors.As(err, &ccf) && len(ccf.Item) > 0 && !expired(ccf.Item, s.now()) {
+			if r, derr := decodeRecord(ccf.Item); derr == nil && r.State == turn.Done {
+				return fault.Wrap(fault.Conflict, err, "record reply progress: message %s is already done", messageID)
+			}
+		}
+		return fault.Wrap(fault.NotFound, err, "record reply progress: message %s has no committed record", messageID)
+	}
+	return classify(err, fmt.Sprintf("record reply progress of %s", messageID))
 }
 
 func number(n int64) types.AttributeValue {

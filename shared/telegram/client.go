@@ -60,15 +60,42 @@ type sendMessageParams struct {
 	ParseMode       string `json:"parse_mode"`
 }
 
-// Send delivers text to the chat (and forum topic) in to with sendMessage in
-// HTML parse mode: `<`, `>` and `&` are escaped, ``` fences, `code` and
-// **bold** become tags, and text over 4096 characters goes out as several
-// messages, cut at paragraph, line or word breaks. Text with nothing visible
-// sends nothing. When a piece fails the error says which; the pieces before
-// it were delivered.
+// Render turns model text into sendMessage texts for parse mode HTML:
+// `<`, `>` and `&` are escaped, ``` fences, `code` and **bold** become
+// tags, and text over 4096 characters becomes several messages, cut at
+// paragraph, line or word breaks. Text with nothing visible renders to none.
+// It is pure: the same text always renders the same messages.
+func (c *Client) Render(text string) []string { return formatHTML(text, maxMessageLength) }
+
+// Post sends one rendered message (see Render) to the chat (and forum
+// topic) in to with sendMessage.
+func (c *Client) Post(ctx context.Context, to session.DeliveryContext, message string) error {
+	params, err := sendParams(to)
+	if err != nil {
+		return err
+	}
+	params.Text = message
+	return c.call(ctx, "sendMessage", params)
+}
+
+// Send renders text and posts every message. When one fails the error says
+// which; the ones before it were delivered.
 func (c *Client) Send(ctx context.Context, to session.DeliveryContext, text string) error {
+	pieces := c.Render(text)
+	for i, piece := range pieces {
+		if err := c.Post(ctx, to, piece); err != nil {
+			if len(pieces) == 1 {
+				return err
+			}
+			return fmt.Errorf("telegram send: piece %d of %d: %w", i+1, len(pieces), err)
+		}
+	}
+	return nil
+}
+
+func sendParams(to session.DeliveryContext) (sendMessageParams, error) {
 	if to.Channel != "" && to.Channel != Channel {
-		return fault.New(fault.Invalid, "telegram send: delivery is for channel %q", to.Channel)
+		return sendMessageParams{}, fault.New(fault.Invalid, "telegram send: delivery is for channel %q", to.Channel)
 	}
 	params := sendMessageParams{ParseMode: "HTML"}
 	switch id, err := strconv.ParseInt(to.To, 10, 64); {
@@ -77,26 +104,16 @@ func (c *Client) Send(ctx context.Context, to session.DeliveryContext, text stri
 	case strings.TrimSpace(to.To) != "":
 		params.ChatID = to.To
 	default:
-		return fault.New(fault.Invalid, "telegram send: no chat id")
+		return sendMessageParams{}, fault.New(fault.Invalid, "telegram send: no chat id")
 	}
 	if to.ThreadID != "" {
 		thread, err := strconv.ParseInt(to.ThreadID, 10, 64)
 		if err != nil {
-			return fault.New(fault.Invalid, "telegram send: thread id %q is not a number", to.ThreadID)
+			return sendMessageParams{}, fault.New(fault.Invalid, "telegram send: thread id %q is not a number", to.ThreadID)
 		}
 		params.MessageThreadID = thread
 	}
-	pieces := formatHTML(text, maxMessageLength)
-	for i, piece := range pieces {
-		params.Text = piece
-		if err := c.call(ctx, "sendMessage", params); err != nil {
-			if len(pieces) == 1 {
-				return err
-			}
-			return fmt.Errorf("telegram send: piece %d of %d: %w", i+1, len(pieces), err)
-		}
-	}
-	return nil
+	return params, nil
 }
 
 // SetWebhook points the bot at url, asking Telegram to send secret in

@@ -360,3 +360,26 @@ func TestSetWebhook(t *testing.T) {
 		})
 	}
 }
+
+func TestClientRenderThenPost(t *testing.T) {
+	f, c := newFakeBot(t)
+	msgs := c.Render("a <b> & **bold**\n\n" + strings.Repeat("word ", 1000))
+	if len(msgs) != 2 || !strings.HasPrefix(msgs[0], "a &lt;b&gt; &amp; <b>bold</b>") {
+		t.Fatalf("Render = %d messages starting %.40q; want 2, the first escaped and styled", len(msgs), msgs[0])
+	}
+	to := session.DeliveryContext{Channel: "telegram", To: "42", ThreadID: "3"}
+	for _, m := range msgs {
+		if err := c.Post(context.Background(), to, m); err != nil {
+			t.Fatalf("Post: %v", err)
+		}
+	}
+	if len(f.calls) != 2 {
+		t.Fatalf("%d calls; want 2", len(f.calls))
+	}
+	for i, call := range f.calls {
+		// Post sends the rendered message verbatim: no second escaping.
+		if call.Method != "sendMessage" || call.text(t) != msgs[i] || string(call.Params["chat_id"]) != "42" || string(call.Params["message_thread_id"]) != "3" {
+			t.Fatalf("call %d = %s %v; want sendMessage of message %d to 42/3", i, call.Method, call.Params, i)
+		}
+	}
+}

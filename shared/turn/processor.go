@@ -18,10 +18,16 @@ import (
 // history stays in the transcript.
 const MaxContextBytes = 256 << 10
 
-// Sender delivers a reply on one channel. Send may be retried after a crash,
-// so the only duplicate a user can see is one whose Send was interrupted.
+// Sender delivers replies on one channel.
 type Sender interface {
-	Send(ctx context.Context, to session.DeliveryContext, text string) error
+	// Render turns reply text into the channel's messages, in order
+	// (formatted and split to the channel's length limit). It is pure, so
+	// a retry renders the same messages.
+	Render(text string) []string
+	// Post delivers one rendered message. The turn records each delivered
+	// message, so the only duplicate a user can see is a message whose
+	// Post was interrupted after the channel accepted it.
+	Post(ctx context.Context, to session.DeliveryContext, message string) error
 }
 
 // Processor runs turns. Its fields are set once at cold start; Handle is
@@ -49,8 +55,10 @@ type Processor struct {
 //  3. Write transcript part seq+1, create-only. If it exists, a previous
 //     attempt wrote it: adopt its reply, so every line is written once.
 //  4. Commit entry+context+record in one conditional write.
-//  5. Send the reply.
-//  6. Finish the record. A crash between 5 and 6 resends the reply once.
+//  5. Send the reply, recording each delivered message of a long reply.
+//  6. Finish the record. A crash after the channel accepted a message and
+//     before it was recorded sends that one message again; nothing else
+//     repeats.
 func (p *Processor) Handle(ctx context.Context, m inbound.Message, attempt int) error {
 	if err := m.Validate(); err != nil {
 		return err
@@ -120,14 +128,27 @@ func (p *Processor) Handle(ctx context.Context, m inbound.Message, attempt int) 
 	return p.deliver(ctx, m, rec)
 }
 
-// deliver sends a committed reply and finishes its record.
+// deliver sends a committed reply, message by message from the first one
+// not yet delivered, and finishes its record.
 func (p *Processor) deliver(ctx context.Context, m inbound.Message, rec Record) error {
 	if rec.Reply != "" {
 		sender, ok := p.Senders[rec.Delivery.Channel]
 		if !ok {
 			p.log().WarnContext(ctx, "no sender for channel; reply kept in transcript only", "channel", rec.Delivery.Channel, "message", m.ID)
-		} else if err := sender.Send(ctx, rec.Delivery, rec.Reply); err != nil {
-			return fmt.Errorf("send reply for %s: %w", m.ID, err)
+		} else {
+			msgs := sender.Render(rec.Reply)
+			for i := rec.Sent; i < len(msgs); i++ {
+				if err := sender.Post(ctx, rec.Delivery, msgs[i]); err != nil {
+					return fmt.Errorf("send reply %d/%d for %s: %w", i+1, len(msgs), m.ID, err)
+				}
+				// The last message is recorded by Finish; a one-message
+				// reply costs no extra write.
+				if i < len(msgs)-1 {
+					if err := p.Store.Progress(ctx, m.SessionKey, m.ID, i+1); err != nil {
+						return fmt.Errorf("record reply progress for %s: %w", m.ID, err)
+					}
+				}
+			}
 		}
 	}
 	if err := p.Store.Finish(ctx, m.SessionKey, m.ID); err != nil {

@@ -54,13 +54,28 @@ type recordingSender struct {
 	mu      sync.Mutex
 	sent    []sent
 	failFor int // fail this many calls before succeeding
+	failAt  int // fail once when posting message number failAt (1-based, counting successful posts)
+	words   bool
 }
 
-func (s *recordingSender) Send(_ context.Context, to session.DeliveryContext, text string) error {
+// Render is one message per reply, or one per word when words is set (to
+// exercise long replies).
+func (s *recordingSender) Render(text string) []string {
+	if s.words {
+		return strings.Fields(text)
+	}
+	return []string{text}
+}
+
+func (s *recordingSender) Post(_ context.Context, to session.DeliveryContext, text string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.failFor > 0 {
 		s.failFor--
+		return fault.New(fault.Unavailable, "telegram is down")
+	}
+	if s.failAt > 0 && len(s.sent)+1 == s.failAt {
+		s.failAt = 0
 		return fault.New(fault.Unavailable, "telegram is down")
 	}
 	s.sent = append(s.sent, sent{to, text})
@@ -71,7 +86,7 @@ func (s *recordingSender) Send(_ context.Context, to session.DeliveryContext, te
 // after the write took effect.
 type crashingStore struct {
 	turn.Store
-	commitBefore, commitAfter, finishBefore int
+	commitBefore, commitAfter, finishBefore, progressBefore, progressAfter int
 }
 
 func (s *crashingStore) Commit(ctx context.Context, key string, e session.Entry, c turn.Context, r turn.Record) error {
@@ -84,6 +99,21 @@ func (s *crashingStore) Commit(ctx context.Context, key string, e session.Entry,
 	}
 	if s.commitAfter > 0 {
 		s.commitAfter--
+		return errCrash
+	}
+	return nil
+}
+
+func (s *crashingStore) Progress(ctx context.Context, key, id string, n int) error {
+	if s.progressBefore > 0 {
+		s.progressBefore--
+		return errCrash
+	}
+	if err := s.Store.Progress(ctx, key, id, n); err != nil {
+		return err
+	}
+	if s.progressAfter > 0 {
+		s.progressAfter--
 		return errCrash
 	}
 	return nil
@@ -349,5 +379,44 @@ func TestHandleTopicTranscriptPath(t *testing.T) {
 	}
 	if r.sender.sent[0].to.ThreadID != "5" {
 		t.Fatalf("reply went to thread %q; want 5", r.sender.sent[0].to.ThreadID)
+	}
+}
+
+func TestHandleLongReplyResumes(t *testing.T) {
+	tests := []struct {
+		name     string
+		setup    func(r *rig)
+		wantPost []string
+	}{
+		{"all messages once", func(*rig) {}, []string{"echo:", "hello", "there", "(call", "1)"}},
+		{"post of the third fails: retry resumes at the third", func(r *rig) { r.sender.failAt = 3 }, []string{"echo:", "hello", "there", "(call", "1)"}},
+		// Crash after a message went out but its progress write was lost:
+		// that one message is sent again, nothing else.
+		{"crash after recording progress is harmless", func(r *rig) { r.crash.progressAfter = 1 }, []string{"echo:", "hello", "there", "(call", "1)"}},
+		{"crash before recording progress repeats that one message", func(r *rig) { r.crash.progressBefore = 1 }, []string{"echo:", "echo:", "hello", "there", "(call", "1)"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRig()
+			r.sender.words = true
+			tc.setup(r)
+			m := msg(1, "hello there")
+			var err error
+			for attempt := 1; attempt <= 3; attempt++ {
+				if err = r.proc.Handle(context.Background(), m, attempt); err == nil {
+					break
+				}
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, s := range r.sender.sent {
+				got = append(got, s.text)
+			}
+			if strings.Join(got, "|") != strings.Join(tc.wantPost, "|") || r.model.calls != 1 {
+				t.Fatalf("posted %q with %d model calls; want %q once with 1", got, r.model.calls, tc.wantPost)
+			}
+		})
 	}
 }

@@ -24,6 +24,9 @@ type Record struct {
 	State      string                  `json:"state"`
 	Reply      string                  `json:"reply,omitempty"`
 	Delivery   session.DeliveryContext `json:"delivery,omitzero"`
+	// Sent counts the reply's messages already delivered, so a retry of a
+	// long reply resumes after the last one that went out.
+	Sent int `json:"sent,omitempty"`
 }
 
 // Context is the model context the runner keeps beside the entry, so a turn
@@ -53,6 +56,10 @@ type Store interface {
 	// when e.Version is 1) and no record for r.MessageID exists; otherwise
 	// it returns a fault.Conflict error.
 	Commit(ctx context.Context, key string, e session.Entry, c Context, r Record) error
+	// Progress records that the first sent messages of the reply of
+	// messageID were delivered. The record must be Committed: a missing
+	// record is fault.NotFound, a Done one fault.Conflict.
+	Progress(ctx context.Context, key, messageID string, sent int) error
 	// Finish marks the record of messageID Done and drops its reply text.
 	// Finishing a Done record succeeds; a missing record is fault.NotFound.
 	Finish(ctx context.Context, key, messageID string) error

@@ -172,6 +172,31 @@ func TestStore(t *testing.T, newStore func(t *testing.T) turn.Store) {
 			t.Fatalf("Finish changed the entry: %+v", snap.Entry)
 		}
 	})
+	t.Run("progress counts delivered messages until finish", func(t *testing.T) {
+		s := newStore(t)
+		key, msg := ids(t)
+		if err := s.Commit(ctx, key, entry(1), context1, record(key, msg)); err != nil {
+			t.Fatalf("Commit: %v", err)
+		}
+		for sent := 1; sent <= 2; sent++ {
+			if err := s.Progress(ctx, key, msg, sent); err != nil {
+				t.Fatalf("Progress %d: %v", sent, err)
+			}
+			snap, _ := s.Load(ctx, key, msg)
+			if snap.Record == nil || snap.Record.Sent != sent || snap.Record.State != turn.Committed || snap.Record.Reply != "hello" {
+				t.Fatalf("record after Progress %d = %+v", sent, snap.Record)
+			}
+		}
+		if err := s.Finish(ctx, key, msg); err != nil {
+			t.Fatalf("Finish: %v", err)
+		}
+		if err := s.Progress(ctx, key, msg, 3); !fault.Is(err, fault.Conflict) {
+			t.Fatalf("Progress after Finish = %v; want fault.Conflict", err)
+		}
+		if err := s.Progress(ctx, key, msg+"-unknown", 1); !fault.Is(err, fault.NotFound) {
+			t.Fatalf("Progress of an unknown message = %v; want fault.NotFound", err)
+		}
+	})
 	t.Run("finish of an unknown message is not found", func(t *testing.T) {
 		s := newStore(t)
 		key, msg := ids(t)
@@ -292,6 +317,23 @@ func (m *MemStore) Commit(_ context.Context, key string, e session.Entry, c turn
 	c.Messages = append([]model.Message(nil), c.Messages...)
 	m.contexts[key] = c
 	m.records[r.MessageID] = r
+	return nil
+}
+
+// Progress implements turn.Store.
+func (m *MemStore) Progress(_ context.Context, _, messageID string, sent int) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.Calls++
+	r, ok := m.records[messageID]
+	switch {
+	case !ok:
+		return fault.New(fault.NotFound, "message %s not committed", messageID)
+	case r.State != turn.Committed:
+		return fault.New(fault.Conflict, "message %s is %s", messageID, r.State)
+	}
+	r.Sent = sent
+	m.records[messageID] = r
 	return nil
 }
 
