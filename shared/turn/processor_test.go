@@ -19,10 +19,6 @@ import (
 	"github.com/zero-gateway/zero/shared/turn/turntest"
 )
 
-// errCrash stands for the function being killed at that line: the step's
-// effect may or may not have happened, and the message is redelivered.
-var errCrash = errors.New("crash")
-
 // countingModel answers like the echo model and counts calls.
 type countingModel struct {
 	mu    sync.Mutex
@@ -82,63 +78,18 @@ func (s *recordingSender) Post(_ context.Context, to session.DeliveryContext, te
 	return nil
 }
 
-// crashingStore wraps a store and crashes Commit or Finish once, before or
-// after the write took effect.
-type crashingStore struct {
-	turn.Store
-	commitBefore, commitAfter, finishBefore, progressBefore, progressAfter int
-}
-
-func (s *crashingStore) Commit(ctx context.Context, key string, e session.Entry, c turn.Context, r turn.Record) error {
-	if s.commitBefore > 0 {
-		s.commitBefore--
-		return errCrash
-	}
-	if err := s.Store.Commit(ctx, key, e, c, r); err != nil {
-		return err
-	}
-	if s.commitAfter > 0 {
-		s.commitAfter--
-		return errCrash
-	}
-	return nil
-}
-
-func (s *crashingStore) Progress(ctx context.Context, key, id string, n int) error {
-	if s.progressBefore > 0 {
-		s.progressBefore--
-		return errCrash
-	}
-	if err := s.Store.Progress(ctx, key, id, n); err != nil {
-		return err
-	}
-	if s.progressAfter > 0 {
-		s.progressAfter--
-		return errCrash
-	}
-	return nil
-}
-
-func (s *crashingStore) Finish(ctx context.Context, key, id string) error {
-	if s.finishBefore > 0 {
-		s.finishBefore--
-		return errCrash
-	}
-	return s.Store.Finish(ctx, key, id)
-}
-
 type rig struct {
 	store  *turntest.MemStore
 	bucket *transcripttest.MemBucket
 	model  *countingModel
 	sender *recordingSender
 	proc   *turn.Processor
-	crash  *crashingStore
+	crash  *turntest.CrashStore
 }
 
 func newRig() *rig {
 	r := &rig{store: turntest.NewMemStore(), bucket: transcripttest.NewMemBucket(), model: &countingModel{}, sender: &recordingSender{}}
-	r.crash = &crashingStore{Store: r.store}
+	r.crash = &turntest.CrashStore{Store: r.store}
 	clock := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	r.proc = &turn.Processor{
 		Store: r.crash, Transcript: transcript.NewLog(r.bucket), Model: r.model,
@@ -179,13 +130,13 @@ func TestHandleRetriesAfterCrash(t *testing.T) {
 		wantSends int
 	}{
 		{"no crash", func(*rig) {}, 1, 1, 1},
-		{"crash before commit (part written)", func(r *rig) { r.crash.commitBefore = 1 }, 2, 1, 1},
-		{"crash after commit before send", func(r *rig) { r.crash.commitAfter = 1 }, 2, 1, 1},
+		{"crash before commit (part written)", func(r *rig) { r.crash.CommitBefore = 1 }, 2, 1, 1},
+		{"crash after commit before send", func(r *rig) { r.crash.CommitAfter = 1 }, 2, 1, 1},
 		{"send fails", func(r *rig) { r.sender.failFor = 1 }, 2, 1, 1},
 		{"send fails twice", func(r *rig) { r.sender.failFor = 2 }, 3, 1, 1},
 		// The documented window: the send went out, the record did not
 		// say so. The retry sends the reply again, nothing else repeats.
-		{"crash after send before finish", func(r *rig) { r.crash.finishBefore = 1 }, 2, 1, 2},
+		{"crash after send before finish", func(r *rig) { r.crash.FinishBefore = 1 }, 2, 1, 2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -392,8 +343,8 @@ func TestHandleLongReplyResumes(t *testing.T) {
 		{"post of the third fails: retry resumes at the third", func(r *rig) { r.sender.failAt = 3 }, []string{"echo:", "hello", "there", "(call", "1)"}},
 		// Crash after a message went out but its progress write was lost:
 		// that one message is sent again, nothing else.
-		{"crash after recording progress is harmless", func(r *rig) { r.crash.progressAfter = 1 }, []string{"echo:", "hello", "there", "(call", "1)"}},
-		{"crash before recording progress repeats that one message", func(r *rig) { r.crash.progressBefore = 1 }, []string{"echo:", "echo:", "hello", "there", "(call", "1)"}},
+		{"crash after recording progress is harmless", func(r *rig) { r.crash.ProgressAfter = 1 }, []string{"echo:", "hello", "there", "(call", "1)"}},
+		{"crash before recording progress repeats that one message", func(r *rig) { r.crash.ProgressBefore = 1 }, []string{"echo:", "echo:", "hello", "there", "(call", "1)"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,282 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/zero-gateway/zero/cmd/zero/devstack"
+	"github.com/zero-gateway/zero/shared/awsconfig"
+	"github.com/zero-gateway/zero/shared/emulator"
+	"github.com/zero-gateway/zero/shared/inbound"
+	"github.com/zero-gateway/zero/shared/sqsqueue"
+	"github.com/zero-gateway/zero/shared/turn/turntest"
+)
+
+// The runner's own wiring (setup) runs here against the table and bucket
+// that template.yaml defines, provisioned on a moto server, with a fake
+// Telegram: the crash tests of shared/turn, repeated on the real adapters.
+
+var resources *devstack.Resources
+
+func TestMain(m *testing.M) {
+	code, err := run(m)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(code)
+}
+
+func run(m *testing.M) (int, error) {
+	ctx := context.Background()
+	srv, err := emulator.Start(ctx, "")
+	if err != nil {
+		return 0, err
+	}
+	defer srv.Stop()
+	for _, kv := range srv.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		os.Setenv(k, v)
+	}
+	dir, err := os.MkdirTemp("", "runner-test-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dir)
+	tmpl := filepath.Join(dir, "template.json")
+	if err := devstack.Translate(ctx, "../..", "template.yaml", tmpl); err != nil {
+		return 0, err
+	}
+	t, err := devstack.LoadTemplate(tmpl)
+	if err != nil {
+		return 0, err
+	}
+	cfg, err := awsconfig.Load(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	var b [4]byte
+	rand.Read(b[:])
+	resources, err = devstack.Provision(ctx, cfg, t, devstack.ProvisionOptions{
+		StackName: "rt-" + hex.EncodeToString(b[:]),
+		Params:    map[string]string{"TelegramBotToken": "1:t", "TelegramWebhookSecret": "s"},
+	})
+	if err != nil {
+		return 0, err
+	}
+	return m.Run(), nil
+}
+
+// fakeTelegram records the texts posted to sendMessage.
+type fakeTelegram struct {
+	mu    sync.Mutex
+	texts []string
+}
+
+func (f *fakeTelegram) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		ChatID int64  `json:"chat_id"`
+		Text   string `json:"text"`
+	}
+	if r.URL.Path != "/bot1:t/sendMessage" || json.NewDecoder(r.Body).Decode(&body) != nil || body.ChatID != 7 {
+		http.Error(w, `{"ok":false,"error_code":400,"description":"Bad Request"}`, http.StatusBadRequest)
+		return
+	}
+	f.mu.Lock()
+	f.texts = append(f.texts, body.Text)
+	f.mu.Unlock()
+	fmt.Fprint(w, `{"ok":true,"result":{"message_id":1,"date":1,"chat":{"id":7,"type":"private"}}}`)
+}
+
+// newRunner wires the runner as main does, on the provisioned resources.
+func newRunner(t *testing.T, model string, extraEnv map[string]string) (*turntest.CrashStore, func(inbound.Message, int) events.SQSEventResponse, *fakeTelegram) {
+	t.Helper()
+	tg := &fakeTelegram{}
+	srv := httptest.NewServer(tg)
+	t.Cleanup(srv.Close)
+	env := map[string]string{
+		"ZERO_TABLE": resources.Tables["SessionTable"].Name, "ZERO_BUCKET": resources.Buckets["TranscriptBucket"].Name,
+		"TELEGRAM_BOT_TOKEN": "1:t", "TELEGRAM_API_BASE_URL": srv.URL, "ZERO_MODEL": model,
+	}
+	for k, v := range extraEnv {
+		env[k] = v
+	}
+	for k, v := range env {
+		t.Setenv(k, v)
+	}
+	proc, err := setup(context.Background(), slog.New(slog.DiscardHandler), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crash := &turntest.CrashStore{Store: proc.Store}
+	proc.Store = crash
+	deliver := func(m inbound.Message, attempt int) events.SQSEventResponse {
+		body, _ := json.Marshal(m)
+		ev := events.SQSEvent{Records: []events.SQSMessage{{
+			MessageId: "m-" + m.ID, Body: string(body),
+			Attributes: map[string]string{"ApproximateReceiveCount": fmt.Sprint(attempt), "MessageGroupId": m.QueueGroup()},
+		}}}
+		return sqsqueue.Consume(context.Background(), ev, proc.Handle)
+	}
+	return crash, deliver, tg
+}
+
+func message(t *testing.T, text string) inbound.Message {
+	var b [6]byte
+	rand.Read(b[:])
+	id := hex.EncodeToString(b[:])
+	return inbound.Message{
+		ID: "telegram:1:" + id, AgentID: "main", SessionKey: "agent:main:test-" + id,
+		Channel: "telegram", ChatType: inbound.Direct, From: "telegram:7", To: "7", Text: text,
+	}
+}
+
+// transcriptLines counts the lines stored for the session across all parts.
+func transcriptLines(t *testing.T) map[string]int {
+	t.Helper()
+	cfg, err := awsconfig.Load(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = true })
+	bucket := resources.Buckets["TranscriptBucket"].Name
+	out, err := client.ListObjectsV2(context.Background(), &s3.ListObjectsV2Input{Bucket: aws.String(bucket), Prefix: aws.String("agents/main/sessions/")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := map[string]int{}
+	for _, o := range out.Contents {
+		obj, err := client.GetObject(context.Background(), &s3.GetObjectInput{Bucket: aws.String(bucket), Key: o.Key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := io.ReadAll(obj.Body)
+		obj.Body.Close()
+		for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			lines[l]++
+		}
+	}
+	return lines
+}
+
+func TestRunnerRetriesOnRealStores(t *testing.T) {
+	tests := []struct {
+		name      string
+		crash     func(c *turntest.CrashStore)
+		attempts  int
+		wantSends int
+	}{
+		{"no crash", func(*turntest.CrashStore) {}, 1, 1},
+		{"killed after the transcript part, before the commit", func(c *turntest.CrashStore) { c.CommitBefore = 1 }, 2, 1},
+		{"killed after the commit, before the reply", func(c *turntest.CrashStore) { c.CommitAfter = 1 }, 2, 1},
+		{"killed after the reply, before finishing (the one documented repeat)", func(c *turntest.CrashStore) { c.FinishBefore = 1 }, 2, 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			crash, deliver, tg := newRunner(t, "zero/echo", nil)
+			tc.crash(crash)
+			m := message(t, "hello "+tc.name)
+			before := transcriptLines(t)
+			attempt := 1
+			for ; attempt <= 3; attempt++ {
+				if resp := deliver(m, attempt); len(resp.BatchItemFailures) == 0 {
+					break
+				}
+			}
+			if attempt != tc.attempts {
+				t.Fatalf("done on attempt %d; want %d", attempt, tc.attempts)
+			}
+			// A replay hours later (past SQS's 5-minute dedup) does nothing.
+			if resp := deliver(m, 1); len(resp.BatchItemFailures) != 0 {
+				t.Fatalf("replay failed: %+v", resp)
+			}
+			if len(tg.texts) != tc.wantSends || tg.texts[0] != "echo: "+m.Text {
+				t.Fatalf("Telegram got %q; want %d × the echo reply", tg.texts, tc.wantSends)
+			}
+			added := 0
+			for line, n := range transcriptLines(t) {
+				if n-before[line] > 1 {
+					t.Errorf("transcript line written %d times: %.80s", n-before[line], line)
+				}
+				if strings.Contains(line, m.Text) {
+					added++
+				}
+			}
+			if added != 2 {
+				t.Fatalf("%d transcript lines carry the message; want the user and the assistant line", added)
+			}
+		})
+	}
+}
+
+// TestRunnerOpenAIModel runs a turn through the OpenAI-compatible adapter
+// against a fake Chat Completions server.
+func TestRunnerOpenAIModel(t *testing.T) {
+	var got struct {
+		Model    string `json:"model"`
+		Messages []struct{ Role, Content string }
+	}
+	llm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/chat/completions" || r.Header.Get("Authorization") != "Bearer sk-test" {
+			http.Error(w, `{"error":{"message":"bad request","type":"invalid_request_error"}}`, http.StatusBadRequest)
+			return
+		}
+		json.NewDecoder(r.Body).Decode(&got)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"id":"c1","object":"chat.completion","created":1,"model":"test-model","choices":[{"index":0,"message":{"role":"assistant","content":"Hi from the model"},"finish_reason":"stop"}],"usage":{"prompt_tokens":12,"completion_tokens":4,"total_tokens":16}}`)
+	}))
+	defer llm.Close()
+	_, deliver, tg := newRunner(t, "openai/test-model", map[string]string{"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": llm.URL + "/v1"})
+	m := message(t, "hi model")
+	if resp := deliver(m, 1); len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("turn failed: %+v", resp)
+	}
+	if len(tg.texts) != 1 || tg.texts[0] != "Hi from the model" {
+		t.Fatalf("Telegram got %q; want the model's answer", tg.texts)
+	}
+	if got.Model != "test-model" || len(got.Messages) != 2 || got.Messages[0].Role != "system" || got.Messages[1].Content != "hi model" {
+		t.Fatalf("model request = %+v; want test-model with the system prompt and the message", got)
+	}
+}
+
+func TestSetupNamesMissingConfig(t *testing.T) {
+	tests := []struct {
+		name, unset, model, want string
+	}{
+		{"no table", "ZERO_TABLE", "zero/echo", "ZERO_TABLE"},
+		{"no bot token", "TELEGRAM_BOT_TOKEN", "zero/echo", "TELEGRAM_BOT_TOKEN"},
+		{"malformed model", "", "gpt-4", "ZERO_MODEL"},
+		{"unknown provider", "", "acme/x", "ZERO_MODEL"},
+		{"OpenAI without a key", "", "openai/gpt-4o-mini", "OPENAI_API_KEY"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for k, v := range map[string]string{"ZERO_TABLE": "t", "ZERO_BUCKET": "b", "TELEGRAM_BOT_TOKEN": "1:t", "ZERO_MODEL": tc.model, "OPENAI_API_KEY": "", "OPENAI_BASE_URL": ""} {
+				t.Setenv(k, v)
+			}
+			if tc.unset != "" {
+				t.Setenv(tc.unset, "")
+			}
+			_, err := setup(context.Background(), slog.New(slog.DiscardHandler), nil)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("setup = %v; want an error naming %s", err, tc.want)
+			}
+		})
+	}
+}
