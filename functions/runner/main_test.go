@@ -50,10 +50,7 @@ func run(m *testing.M) (int, error) {
 		return 0, err
 	}
 	defer srv.Stop()
-	for _, kv := range srv.Env() {
-		k, v, _ := strings.Cut(kv, "=")
-		os.Setenv(k, v)
-	}
+	srv.Setenv()
 	dir, err := os.MkdirTemp("", "runner-test-")
 	if err != nil {
 		return 0, err

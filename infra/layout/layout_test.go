@@ -29,6 +29,7 @@ var roles = map[string]string{
 	"telegram":   "adapter",
 	"openai":     "adapter",
 	"httpapi":    "adapter",
+	"awserr":     "support", // classifies AWS SDK errors for the AWS adapters
 	"awsconfig":  "support", // builds the SDK config for mains and tests
 	"emulator":   "support", // starts the local AWS emulator for tests and `zero dev`
 }
@@ -97,8 +98,14 @@ func TestDependencyDirection(t *testing.T) {
 			}
 		case "adapter":
 			for _, imp := range p.Imports {
-				if dep, ok := top(imp); ok && dep != name && roles[dep] != "core" {
-					t.Errorf("adapter %s imports %s (%s): adapters import only the core and their own SDK", p.ImportPath, imp, roles[dep])
+				if dep, ok := top(imp); ok && dep != name && roles[dep] == "adapter" {
+					t.Errorf("adapter %s imports adapter %s: adapters import the core, support packages and their own SDK, never another adapter", p.ImportPath, imp)
+				}
+			}
+		case "support":
+			for _, d := range p.Deps {
+				if dep, ok := top(d); ok && roles[dep] == "adapter" {
+					t.Errorf("support package %s reaches adapter %s", p.ImportPath, d)
 				}
 			}
 		}

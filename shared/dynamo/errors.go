@@ -1,61 +1,33 @@
 package dynamo
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"net"
 	"strings"
 
-	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go"
 
+	"github.com/zero-gateway/zero/shared/awserr"
 	"github.com/zero-gateway/zero/shared/fault"
 )
 
-// classify turns an SDK error into a fault class; it is the only place
-// this package looks at DynamoDB error codes (besides classifyCommit).
-func classify(err error, what string) error {
-	if err == nil {
-		return nil
-	}
-	return fault.Wrap(codeOf(err), err, "%s", what)
+// codes are DynamoDB's own error codes; awserr handles the common ones.
+var codes = map[string]fault.Code{
+	"ConditionalCheckFailedException": fault.Conflict, "TransactionConflictException": fault.Conflict,
+	"ProvisionedThroughputExceededException": fault.Unavailable, "RequestLimitExceeded": fault.Unavailable,
+	"LimitExceededException": fault.Unavailable, "TransactionInProgressException": fault.Unavailable,
+	"ReplicatedWriteConflictException": fault.Unavailable,
+	"ValidationException":              fault.Invalid, "SerializationException": fault.Invalid,
+	"ItemCollectionSizeLimitExceededException": fault.Invalid,
+	// The table is missing: a deployment problem, not a missing item.
+	"ResourceNotFoundException": fault.Internal,
 }
 
-func codeOf(err error) fault.Code {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return fault.Unavailable
-	}
-	var api smithy.APIError
-	if errors.As(err, &api) {
-		switch api.ErrorCode() {
-		case "ConditionalCheckFailedException", "TransactionConflictException":
-			return fault.Conflict
-		case "ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded",
-			"LimitExceededException", "TransactionInProgressException", "InternalServerError",
-			"InternalFailure", "ServiceUnavailable", "ReplicatedWriteConflictException":
-			return fault.Unavailable
-		case "ValidationException", "SerializationException", "ItemCollectionSizeLimitExceededException":
-			return fault.Invalid
-		case "AccessDeniedException", "UnrecognizedClientException", "ExpiredTokenException",
-			"InvalidSignatureException", "MissingAuthenticationToken":
-			return fault.Unauthorized
-		case "ResourceNotFoundException":
-			// The table is missing: a deployment problem, not a missing item.
-			return fault.Internal
-		}
-	}
-	var resp *awshttp.ResponseError
-	if errors.As(err, &resp) && (resp.HTTPStatusCode() >= 500 || resp.HTTPStatusCode() == 429) {
-		return fault.Unavailable
-	}
-	var netErr net.Error
-	if errors.As(err, &netErr) {
-		return fault.Unavailable
-	}
-	return fault.Internal
-}
+// classify turns an SDK error into a fault class; it is the only place
+// this package looks at DynamoDB error codes (besides classifyCommit).
+func classify(err error, what string) error { return awserr.Classify(err, codes, "%s", what) }
+
+func codeOf(err error) fault.Code { return awserr.Code(err, codes) }
 
 func isConditionFailed(err error) bool {
 	var ccf *types.ConditionalCheckFailedException

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -36,10 +35,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer srv.Stop()
-	for _, kv := range srv.Env() {
-		k, v, _ := strings.Cut(kv, "=")
-		os.Setenv(k, v)
-	}
+	srv.Setenv()
 	counter = awsconfig.NewCounter()
 	cfg, err := awsconfig.Load(ctx, counter)
 	if err != nil {

@@ -96,6 +96,15 @@ func (s *Server) Env() []string {
 	}
 }
 
+// Setenv points this process's AWS SDK at the emulator (see Env); tests
+// call it in TestMain before building clients.
+func (s *Server) Setenv() {
+	for _, kv := range s.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		os.Setenv(k, v)
+	}
+}
+
 func waitReady(ctx context.Context, url string, limit time.Duration) error {
 	deadline := time.Now().Add(limit)
 	client := &http.Client{Timeout: time.Second}

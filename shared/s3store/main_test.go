@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -35,10 +34,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer srv.Stop()
-	for _, kv := range srv.Env() {
-		k, v, _ := strings.Cut(kv, "=")
-		os.Setenv(k, v)
-	}
+	srv.Setenv()
 	counter = awsconfig.NewCounter()
 	testCfg, err = awsconfig.Load(ctx, counter)
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -36,10 +35,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer srv.Stop()
-	for _, kv := range srv.Env() {
-		k, v, _ := strings.Cut(kv, "=")
-		os.Setenv(k, v)
-	}
+	srv.Setenv()
 	counter = awsconfig.NewCounter()
 	cfg, err := awsconfig.Load(ctx, counter)
 	if err != nil {

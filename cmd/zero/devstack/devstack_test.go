@@ -42,10 +42,7 @@ func TestMain(m *testing.M) {
 	var srv *emulator.Server
 	srv, emuErr = emulator.Start(context.Background(), "")
 	if emuErr == nil {
-		for _, kv := range srv.Env() {
-			k, v, _ := strings.Cut(kv, "=")
-			os.Setenv(k, v)
-		}
+		srv.Setenv()
 	}
 	var err error
 	if tempDir, err = os.MkdirTemp("", "devstack-test-"); err != nil {
