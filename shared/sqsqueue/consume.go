@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"strconv"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -17,6 +18,10 @@ import (
 // means retry: the message and every later one of its batch are left on
 // the queue for redelivery.
 type Handler func(ctx context.Context, m inbound.Message, attempt int) error
+
+// Reserve is the time Consume keeps back before the Lambda deadline to
+// report the batch's outcome.
+const Reserve = 2 * time.Second
 
 // Consume runs h over the records of one Lambda SQS event and returns the
 // partial batch response (the function needs ReportBatchItemFailures).
@@ -31,15 +36,26 @@ type Handler func(ctx context.Context, m inbound.Message, attempt int) error
 // poison message: after the queue's maxReceiveCount it moves to the
 // dead-letter queue), when h returns an error, when h panics (recovered;
 // the function keeps running), or when ctx is done before it starts.
+//
+// Under a deadline (the Lambda's), Reserve is kept back: a record is not
+// started with less than Reserve left, and h runs with a deadline Reserve
+// before ctx's, so a slow record fails cleanly and the response still
+// reaches Lambda instead of the whole batch timing out.
 // Failures are logged with slog.Default: message id, receive count, body
 // length and error, never the body (it holds user text).
 func Consume(ctx context.Context, ev events.SQSEvent, h Handler) events.SQSEventResponse {
 	var resp events.SQSEventResponse
+	hctx := ctx
+	if deadline, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		hctx, cancel = context.WithDeadline(ctx, deadline.Add(-Reserve))
+		defer cancel()
+	}
 	for i, rec := range ev.Records {
 		attempt := receiveCount(rec)
-		err := ctx.Err()
+		err := hctx.Err()
 		if err == nil {
-			err = handle(ctx, rec, attempt, h)
+			err = handle(hctx, rec, attempt, h)
 		}
 		if err == nil {
 			continue

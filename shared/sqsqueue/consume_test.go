@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -135,6 +136,31 @@ func TestConsumeStopsWhenContextDone(t *testing.T) {
 	if !slices.Equal(seen, []string{"a1"}) {
 		t.Fatalf("handled %v; want only a1", seen)
 	}
+}
+
+func TestConsumeKeepsReserveBeforeDeadline(t *testing.T) {
+	ev := events.SQSEvent{Records: []events.SQSMessage{record("a1", "A", "x"), record("b1", "B", "x")}}
+	t.Run("no record starts inside the reserve", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), Reserve/2)
+		defer cancel()
+		called := false
+		resp := Consume(ctx, ev, func(context.Context, inbound.Message, int) error { called = true; return nil })
+		if called || !slices.Equal(failures(resp), []string{"sqs-a1", "sqs-b1"}) {
+			t.Fatalf("called %v, failures %v; want no call and both reported", called, failures(resp))
+		}
+	})
+	t.Run("the handler's deadline ends before the function's", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+		defer cancel()
+		outer, _ := ctx.Deadline()
+		Consume(ctx, ev, func(hctx context.Context, _ inbound.Message, _ int) error {
+			inner, ok := hctx.Deadline()
+			if !ok || !inner.Equal(outer.Add(-Reserve)) {
+				t.Errorf("handler deadline %v (set %v); want %v", inner, ok, outer.Add(-Reserve))
+			}
+			return nil
+		})
+	})
 }
 
 func TestConsumeAttempt(t *testing.T) {

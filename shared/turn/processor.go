@@ -119,6 +119,7 @@ func (p *Processor) Handle(ctx context.Context, m inbound.Message, attempt int) 
 	entry.OutputTokens += out.usage.Output
 	entry.TotalTokens += out.usage.Total
 	entry.ContextTokens = out.usage.Input + out.usage.Output
+	entry.Model, entry.ModelProvider = p.ModelRef.Name, p.ModelRef.Provider // the model that answered last
 	entry.Version++
 	history = append(history, model.Message{Role: model.User, Content: m.Text}, model.Message{Role: model.Assistant, Content: out.text})
 	rec := Record{MessageID: m.ID, SessionKey: m.SessionKey, State: Committed, Reply: out.text, Delivery: entry.DeliveryContext}

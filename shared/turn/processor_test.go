@@ -190,7 +190,7 @@ func TestHandleConversation(t *testing.T) {
 	}
 	snap, _ := r.store.Load(ctx, "agent:main:main", "")
 	e := snap.Entry
-	if e.TranscriptSeq != 3 || e.Version != 3 || e.TotalTokens == 0 || e.InputTokens+e.OutputTokens != e.TotalTokens {
+	if e.TranscriptSeq != 3 || e.Version != 3 || e.TotalTokens == 0 || e.InputTokens+e.OutputTokens != e.TotalTokens || e.Model != "echo" || e.ModelProvider != "zero" {
 		t.Fatalf("entry = %+v; want seq 3, version 3 and summed tokens", e)
 	}
 	if e.DeliveryContext.To != "7" || e.LastTo != "7" || e.LastChannel != "telegram" || e.Origin.Provider != "telegram" || e.Origin.Label != "Ana" {
