@@ -35,49 +35,28 @@ import (
 var resources *devstack.Resources
 
 func TestMain(m *testing.M) {
-	code, err := run(m)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	os.Exit(code)
-}
-
-func run(m *testing.M) (int, error) {
-	ctx := context.Background()
-	srv, err := emulator.Start(ctx, "")
-	if err != nil {
-		return 0, err
-	}
-	defer srv.Stop()
-	srv.Setenv()
-	dir, err := os.MkdirTemp("", "runner-test-")
-	if err != nil {
-		return 0, err
-	}
-	defer os.RemoveAll(dir)
-	tmpl := filepath.Join(dir, "template.json")
-	if err := devstack.Translate(ctx, "../..", "template.yaml", tmpl); err != nil {
-		return 0, err
-	}
-	t, err := devstack.LoadTemplate(tmpl)
-	if err != nil {
-		return 0, err
-	}
-	cfg, err := awsconfig.Load(ctx, nil)
-	if err != nil {
-		return 0, err
-	}
-	var b [4]byte
-	rand.Read(b[:])
-	resources, err = devstack.Provision(ctx, cfg, t, devstack.ProvisionOptions{
-		StackName: "rt-" + hex.EncodeToString(b[:]),
-		Params:    map[string]string{"TelegramBotToken": "1:t", "TelegramWebhookSecret": "s"},
-	})
-	if err != nil {
-		return 0, err
-	}
-	return m.Run(), nil
+	os.Exit(emulator.RunTests(m, nil, func(ctx context.Context, cfg aws.Config) (func(), error) {
+		dir, err := os.MkdirTemp("", "runner-test-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+		tmpl := filepath.Join(dir, "template.json")
+		if err := devstack.Translate(ctx, "../..", "template.yaml", tmpl); err != nil {
+			return nil, err
+		}
+		t, err := devstack.LoadTemplate(tmpl)
+		if err != nil {
+			return nil, err
+		}
+		var b [4]byte
+		rand.Read(b[:])
+		resources, err = devstack.Provision(ctx, cfg, t, devstack.ProvisionOptions{
+			StackName: "rt-" + hex.EncodeToString(b[:]),
+			Params:    map[string]string{"TelegramBotToken": "1:t", "TelegramWebhookSecret": "s"},
+		})
+		return nil, err
+	}))
 }
 
 // fakeTelegram records the texts posted to sendMessage.

@@ -24,32 +24,15 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
-	ctx := context.Background()
-	srv, err := emulator.Start(ctx, "")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "dynamo tests need the AWS emulator:", err)
-		return 1
-	}
-	defer srv.Stop()
-	srv.Setenv()
 	counter = awsconfig.NewCounter()
-	cfg, err := awsconfig.Load(ctx, counter)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	testClient = dynamodb.NewFromConfig(cfg)
-	testTable = "zero-sessions-" + randomSuffix()
-	if err := createTable(ctx, testClient, testTable); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer testClient.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: &testTable})
-	return m.Run()
+	os.Exit(emulator.RunTests(m, counter, func(ctx context.Context, cfg aws.Config) (func(), error) {
+		testClient = dynamodb.NewFromConfig(cfg)
+		testTable = "zero-sessions-" + randomSuffix()
+		if err := createTable(ctx, testClient, testTable); err != nil {
+			return nil, err
+		}
+		return func() { testClient.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: &testTable}) }, nil
+	}))
 }
 
 // createTable creates a table with template.yaml's SessionTable keys and TTL.

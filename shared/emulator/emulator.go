@@ -14,7 +14,12 @@ import (
 	"os/exec"
 	"strings"
 	"syscall"
+	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/zero-gateway/zero/shared/awsconfig"
 )
 
 // EndpointEnv names an already-running emulator to use instead of starting one.
@@ -134,4 +139,35 @@ func freeAddr() (string, error) {
 	}
 	defer l.Close()
 	return l.Addr().String(), nil
+}
+
+// RunTests is a TestMain body for packages whose tests talk to AWS: it
+// starts (or borrows) an emulator, points the SDK at it, builds the SDK
+// config (counting calls into counter when it is non-nil), calls setup,
+// runs the tests and stops the emulator. Use: os.Exit(emulator.RunTests(m, counter, setup)).
+func RunTests(m *testing.M, counter *awsconfig.Counter, setup func(ctx context.Context, cfg aws.Config) (cleanup func(), err error)) int {
+	ctx := context.Background()
+	srv, err := Start(ctx, "")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "these tests need the AWS emulator (make deps):", err)
+		return 1
+	}
+	defer srv.Stop()
+	srv.Setenv()
+	cfg, err := awsconfig.Load(ctx, counter)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if setup != nil {
+		cleanup, err := setup(ctx, cfg)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "test setup:", err)
+			return 1
+		}
+		if cleanup != nil {
+			defer cleanup()
+		}
+	}
+	return m.Run()
 }

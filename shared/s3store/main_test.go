@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
 	"os"
 	"testing"
 
@@ -23,26 +22,12 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
-	ctx := context.Background()
-	srv, err := emulator.Start(ctx, "")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "s3store tests need the AWS emulator:", err)
-		return 1
-	}
-	defer srv.Stop()
-	srv.Setenv()
 	counter = awsconfig.NewCounter()
-	testCfg, err = awsconfig.Load(ctx, counter)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	testClient = s3.NewFromConfig(testCfg, func(o *s3.Options) { o.UsePathStyle = true })
-	return m.Run()
+	os.Exit(emulator.RunTests(m, counter, func(_ context.Context, cfg aws.Config) (func(), error) {
+		testCfg = cfg
+		testClient = s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = true })
+		return nil, nil
+	}))
 }
 
 // freshBucket creates an empty bucket for one test and empties and deletes

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"os"
 	"strconv"
 	"testing"
@@ -24,26 +23,11 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
-	ctx := context.Background()
-	srv, err := emulator.Start(ctx, "")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "sqsqueue tests need the AWS emulator:", err)
-		return 1
-	}
-	defer srv.Stop()
-	srv.Setenv()
 	counter = awsconfig.NewCounter()
-	cfg, err := awsconfig.Load(ctx, counter)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	testClient = sqs.NewFromConfig(cfg)
-	return m.Run()
+	os.Exit(emulator.RunTests(m, counter, func(_ context.Context, cfg aws.Config) (func(), error) {
+		testClient = sqs.NewFromConfig(cfg)
+		return nil, nil
+	}))
 }
 
 // testQueue is a FIFO work queue with its FIFO dead-letter queue.
