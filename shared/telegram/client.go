@@ -224,11 +224,15 @@ func (c *Client) do(ctx context.Context, method string, body []byte) (*apiRespon
 
 // err classifies a Bot API error answer.
 func (r *apiResponse) err(method string) error {
-	code := fault.Invalid
+	code := fault.Invalid // 400: the request itself, e.g. "chat not found"
 	switch r.ErrorCode {
-	case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound:
-		// 401 and 404: bad token; 403: the bot may not write to this chat.
+	case http.StatusUnauthorized, http.StatusNotFound:
+		// A bad token: a configuration problem, fixed outside this call.
 		code = fault.Unauthorized
+	case http.StatusForbidden:
+		// The bot may not write to this chat (blocked, kicked): the
+		// recipient is gone for this bot, not the bot's credentials.
+		code = fault.NotFound
 	}
 	return fault.New(code, "telegram %s: %s", method, describe(r.ErrorCode, r.Description))
 }

@@ -216,9 +216,9 @@ func TestClientSendErrors(t *testing.T) {
 			wantInErr: "401 Unauthorized",
 		},
 		{
-			name:      "blocked by the user is unauthorized",
+			name:      "blocked by the user is not found (the recipient is gone)",
 			replies:   []string{`403 {"ok":false,"error_code":403,"description":"Forbidden: bot was blocked by the user"}`},
-			wantCode:  fault.Unauthorized,
+			wantCode:  fault.NotFound,
 			wantCalls: 1,
 			wantInErr: "bot was blocked by the user",
 		},

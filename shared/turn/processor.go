@@ -140,7 +140,16 @@ func (p *Processor) deliver(ctx context.Context, m inbound.Message, rec Record) 
 			msgs := sender.Render(rec.Reply)
 			for i := rec.Sent; i < len(msgs); i++ {
 				if err := sender.Post(ctx, rec.Delivery, msgs[i]); err != nil {
-					return fmt.Errorf("send reply %d/%d for %s: %w", i+1, len(msgs), m.ID, err)
+					if !undeliverable(err) {
+						return fmt.Errorf("send reply %d/%d for %s: %w", i+1, len(msgs), m.ID, err)
+					}
+					// The channel refused this reply for good (bot
+					// blocked, chat gone, bad request): retrying would
+					// hold the session's queue group for nothing. The
+					// reply stays in the transcript.
+					p.log().ErrorContext(ctx, "reply not deliverable; giving up", "message", m.ID, "session", m.SessionKey,
+						"part", i+1, "parts", len(msgs), "err", err)
+					break
 				}
 				// The last message is recorded by Finish; a one-message
 				// reply costs no extra write.
@@ -294,6 +303,13 @@ func (p *Processor) log() *slog.Logger {
 		return slog.Default()
 	}
 	return p.Log
+}
+
+// undeliverable reports a send error that no retry can fix: the request or
+// the recipient is wrong. Credential errors (fault.Unauthorized) are not:
+// once the configuration is fixed, the retried or redriven message goes out.
+func undeliverable(err error) bool {
+	return fault.Is(err, fault.Invalid) || fault.Is(err, fault.NotFound)
 }
 
 // topicOf is the thread that gets its own transcript file: Telegram forum

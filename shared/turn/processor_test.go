@@ -49,8 +49,9 @@ type sent struct {
 type recordingSender struct {
 	mu      sync.Mutex
 	sent    []sent
-	failFor int // fail this many calls before succeeding
-	failAt  int // fail once when posting message number failAt (1-based, counting successful posts)
+	failFor int   // fail this many calls before succeeding
+	failAt  int   // fail once when posting message number failAt (1-based, counting successful posts)
+	refuse  error // fail every post with this error
 	words   bool
 }
 
@@ -66,6 +67,9 @@ func (s *recordingSender) Render(text string) []string {
 func (s *recordingSender) Post(_ context.Context, to session.DeliveryContext, text string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.refuse != nil {
+		return s.refuse
+	}
 	if s.failFor > 0 {
 		s.failFor--
 		return fault.New(fault.Unavailable, "telegram is down")
@@ -369,5 +373,38 @@ func TestHandleLongReplyResumes(t *testing.T) {
 				t.Fatalf("posted %q with %d model calls; want %q once with 1", got, r.model.calls, tc.wantPost)
 			}
 		})
+	}
+}
+
+func TestHandleUndeliverableReplyDoesNotBlockTheSession(t *testing.T) {
+	r := newRig()
+	r.sender.refuse = fault.New(fault.NotFound, "Forbidden: bot was blocked by the user")
+	ctx := context.Background()
+	if err := r.proc.Handle(ctx, msg(1, "hello"), 1); err != nil {
+		t.Fatalf("Handle = %v; want nil: a refused reply must not hold the queue group", err)
+	}
+	snap, _ := r.store.Load(ctx, "agent:main:main", "telegram:42:1")
+	if snap.Record == nil || snap.Record.State != turn.Done {
+		t.Fatalf("record = %+v; want done", snap.Record)
+	}
+	if lines := r.transcriptLines(t); len(lines) != 2 {
+		t.Fatalf("transcript has %d lines; want the turn kept", len(lines))
+	}
+	// The next message of the session still runs.
+	r.sender.refuse = nil
+	if err := r.proc.Handle(ctx, msg(2, "again"), 1); err != nil || len(r.sender.sent) != 1 {
+		t.Fatalf("next turn: err %v, sent %d; want it delivered", err, len(r.sender.sent))
+	}
+}
+
+func TestHandleBadChannelCredentialsAreRetried(t *testing.T) {
+	r := newRig()
+	r.sender.refuse = fault.New(fault.Unauthorized, "401 Unauthorized")
+	if err := r.proc.Handle(context.Background(), msg(1, "hello"), 1); !fault.Is(err, fault.Unauthorized) {
+		t.Fatalf("Handle = %v; want the error returned, so the message is retried and redriven once the token is fixed", err)
+	}
+	r.sender.refuse = nil
+	if err := r.proc.Handle(context.Background(), msg(1, "hello"), 2); err != nil || len(r.sender.sent) != 1 || r.model.calls != 1 {
+		t.Fatalf("after the fix: err %v, sent %d, model calls %d; want one delivery and no second model call", err, len(r.sender.sent), r.model.calls)
 	}
 }
