@@ -190,7 +190,7 @@ func TestRunnerRetriesOnRealStores(t *testing.T) {
 				if n-before[line] > 1 {
 					t.Errorf("transcript line written %d times: %.80s", n-before[line], line)
 				}
-				if strings.Contains(line, m.Text) {
+				if strings.Contains(line, `"sourceId":"`+m.ID+`"`) {
 					added++
 				}
 			}
