@@ -256,3 +256,35 @@ func TestSetupNamesMissingConfig(t *testing.T) {
 		})
 	}
 }
+
+// TestSampleEvent runs events/runner-sqs-batch.json (the event
+// `sam local invoke Runner -e` would use) through the runner's handler.
+func TestSampleEvent(t *testing.T) {
+	raw, err := os.ReadFile("../../events/runner-sqs-batch.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ev events.SQSEvent
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		t.Fatalf("sample event: %v", err)
+	}
+	// A fresh message id per run: the store remembers handled ones.
+	var m inbound.Message
+	if err := json.Unmarshal([]byte(ev.Records[0].Body), &m); err != nil {
+		t.Fatalf("sample body: %v", err)
+	}
+	m.ID, m.SessionKey = message(t, "").ID, message(t, "").SessionKey
+	body, _ := json.Marshal(m)
+	ev.Records[0].Body = string(body)
+	_, _, tg := newRunner(t, "zero/echo", nil)
+	proc, err := setup(context.Background(), slog.New(slog.DiscardHandler), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp := sqsqueue.Consume(context.Background(), ev, proc.Handle); len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("sample event failed: %+v", resp)
+	}
+	if len(tg.texts) != 1 || tg.texts[0] != "echo: Hello, ZERO!" {
+		t.Fatalf("Telegram got %q; want the echo reply", tg.texts)
+	}
+}
