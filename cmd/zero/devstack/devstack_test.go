@@ -583,24 +583,29 @@ const esmTemplate = `{
   }
 }`
 
-func TestStackEventSource(t *testing.T) {
+// startESMStack runs esmTemplate's Worker (the fifo test function, which
+// logs each record it handles to the returned file) behind its queue
+// trigger, with opts' extra settings.
+func startESMStack(t *testing.T, what string, opts Options) (*Stack, string) {
+	t.Helper()
 	need(t, "AWS emulator", emuErr)
 	needRIE(t)
 	t.Parallel()
-	ctx := context.Background()
 	dir := t.TempDir()
-	tmplPath := filepath.Join(dir, "template.json")
-	if err := os.WriteFile(tmplPath, []byte(esmTemplate), 0o644); err != nil {
+	opts.Template = filepath.Join(dir, "template.json")
+	if err := os.WriteFile(opts.Template, []byte(esmTemplate), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	logPath := filepath.Join(dir, "records.jsonl")
-	st := startStack(t, Options{
-		Template:   tmplPath,
-		Prefix:     uniquePrefix(t, "esm"),
-		Bootstraps: map[string]string{"Worker": buildTestFunction(t, "fifo", fifoFunction)},
-		ExtraEnv:   []string{"TEST_LOG=" + logPath, "TEST_FAIL_BODY=2"},
-		PollWait:   time.Second,
-	})
+	opts.Prefix = uniquePrefix(t, what)
+	opts.Bootstraps = map[string]string{"Worker": buildTestFunction(t, "fifo", fifoFunction)}
+	opts.ExtraEnv = append(opts.ExtraEnv, "TEST_LOG="+logPath)
+	return startStack(t, opts), logPath
+}
+
+func TestStackEventSource(t *testing.T) {
+	ctx := context.Background()
+	st, logPath := startESMStack(t, "esm", Options{ExtraEnv: []string{"TEST_FAIL_BODY=2"}, PollWait: time.Second})
 	queue := st.Resources.Queues["Jobs"]
 	client := sqs.NewFromConfig(st.AWSConfig)
 	run := strconv.FormatInt(time.Now().UnixNano(), 36)
@@ -689,23 +694,11 @@ func TestStackEventSource(t *testing.T) {
 // one batch at a time and in order while several pollers run: a message
 // sent while an earlier one of its group is being processed must wait.
 func TestStackEventSourceGroupOrder(t *testing.T) {
-	need(t, "AWS emulator", emuErr)
-	needRIE(t)
-	t.Parallel()
 	ctx := context.Background()
-	dir := t.TempDir()
-	tmplPath := filepath.Join(dir, "template.json")
-	if err := os.WriteFile(tmplPath, []byte(esmTemplate), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	logPath := filepath.Join(dir, "records.jsonl")
-	st := startStack(t, Options{
-		Template:   tmplPath,
-		Prefix:     uniquePrefix(t, "order"),
-		Bootstraps: map[string]string{"Worker": buildTestFunction(t, "fifo", fifoFunction)},
-		ExtraEnv:   []string{"TEST_LOG=" + logPath, "TEST_SLEEP=1s"},
-		PoolSizes:  map[string]int{"Worker": 4},
-		PollWait:   5 * time.Second,
+	st, logPath := startESMStack(t, "order", Options{
+		ExtraEnv:  []string{"TEST_SLEEP=1s"},
+		PoolSizes: map[string]int{"Worker": 4},
+		PollWait:  5 * time.Second,
 	})
 	queue := st.Resources.Queues["Jobs"]
 	client := sqs.NewFromConfig(st.AWSConfig)
