@@ -9,13 +9,16 @@ import (
 // upstream store format so sessions can be imported and exported; ZERO-only
 // fields are additions, never renames.
 type Entry struct {
-	SessionID   string `json:"sessionId"`
-	UpdatedAt   int64  `json:"updatedAt"` // epoch ms; never moves backwards
-	DisplayName string `json:"displayName,omitempty"`
-	Channel     string `json:"channel,omitempty"`
-	ChatType    string `json:"chatType,omitempty"`
-	GroupID     string `json:"groupId,omitempty"`
-	Subject     string `json:"subject,omitempty"`
+	SessionID    string `json:"sessionId"`
+	UpdatedAt    int64  `json:"updatedAt"` // epoch ms; never moves backwards
+	DisplayName  string `json:"displayName,omitempty"`
+	Channel      string `json:"channel,omitempty"`
+	ChatType     string `json:"chatType,omitempty"`
+	GroupID      string `json:"groupId,omitempty"`
+	Subject      string `json:"subject,omitempty"`
+	GroupChannel string `json:"groupChannel,omitempty"`
+	Space        string `json:"space,omitempty"`
+	Room         string `json:"room,omitempty"`
 
 	Origin          Origin          `json:"origin,omitzero"`
 	DeliveryContext DeliveryContext `json:"deliveryContext,omitzero"`
@@ -30,6 +33,20 @@ type Entry struct {
 	OutputTokens  int64  `json:"outputTokens,omitempty"`
 	TotalTokens   int64  `json:"totalTokens,omitempty"`
 	ContextTokens int64  `json:"contextTokens,omitempty"`
+
+	// Per-session choices. A reset clears them (see Entry.Reset).
+	ModelOverride    string `json:"modelOverride,omitempty"`
+	ProviderOverride string `json:"providerOverride,omitempty"`
+	ThinkingLevel    string `json:"thinkingLevel,omitempty"`
+	VerboseLevel     string `json:"verboseLevel,omitempty"`
+	ReasoningLevel   string `json:"reasoningLevel,omitempty"`
+	SendPolicy       string `json:"sendPolicy,omitempty"` // "allow" | "deny" | "" (inherit the config)
+
+	SystemSent      bool   `json:"systemSent,omitempty"`
+	AbortedLastRun  bool   `json:"abortedLastRun,omitempty"`
+	Label           string `json:"label,omitempty"`
+	SpawnedBy       string `json:"spawnedBy,omitempty"`
+	CompactionCount int64  `json:"compactionCount,omitempty"`
 
 	// ZERO additions.
 	AgentID string `json:"agentId,omitempty"`
@@ -102,4 +119,24 @@ func NewID(seed string) string {
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// Reset returns the entry a reset starts: a new sessionId with an empty
+// transcript. It clears the per-session choices (model and provider
+// overrides, thinking/verbose/reasoning levels, the sendPolicy override)
+// and the display and group fields (the next message fills them again),
+// and carries over what describes the session rather than the
+// conversation: label, spawnedBy, the agent, origin and delivery routing,
+// usage counters and the model that last answered, as the upstream store
+// does. UpdatedAt and Version carry over (the store's version check and
+// the clock rule still apply).
+func (e Entry) Reset(sessionID string) Entry {
+	return Entry{
+		SessionID: sessionID, UpdatedAt: e.UpdatedAt, Version: e.Version,
+		AgentID: e.AgentID, Label: e.Label, SpawnedBy: e.SpawnedBy,
+		Origin: e.Origin, DeliveryContext: e.DeliveryContext,
+		LastChannel: e.LastChannel, LastTo: e.LastTo, LastAccountID: e.LastAccountID, LastThreadID: e.LastThreadID,
+		Model: e.Model, ModelProvider: e.ModelProvider,
+		InputTokens: e.InputTokens, OutputTokens: e.OutputTokens, TotalTokens: e.TotalTokens, ContextTokens: e.ContextTokens,
+	}
 }

@@ -21,10 +21,33 @@ const (
 	DefaultAccountID = "default"
 )
 
+// Session scopes (session.scope).
+const (
+	ScopePerSender = "per-sender" // default: groups keep their own keys
+	ScopeGlobal    = "global"     // every main alias resolves to "global"
+)
+
+// Reserved keys: never listed, never agent-prefixed.
+const (
+	KeyGlobal  = "global"
+	KeyUnknown = "unknown"
+)
+
 // KeyConfig is the part of `session.*` that shapes keys.
 type KeyConfig struct {
 	MainKey string // session.mainKey, default "main"
 	DMScope string // session.dmScope, default "main"
+	Scope   string // session.scope: "per-sender" (default) or "global"
+	// IdentityLinks maps provider-prefixed peer ids to a canonical identity
+	// (session.identityLinks), in the order the config lists them: the
+	// first link naming a peer wins.
+	IdentityLinks []IdentityLink
+}
+
+// IdentityLink is one session.identityLinks entry.
+type IdentityLink struct {
+	Canonical string   // "alice"
+	Peers     []string // provider-prefixed: "telegram:123", "discord:456"
 }
 
 // Route describes where an inbound message came from.
@@ -34,6 +57,7 @@ type Route struct {
 	ChatType  string // direct | group | channel
 	PeerID    string // sender id for direct chats, chat id for groups and channels
 	ThreadID  string // forum topic / thread, "" when none
+	GuildID   string // Discord guild / Slack team, "" when none (bindings match on it)
 }
 
 // Key returns the session key for route under agentID. It is pure and

@@ -64,3 +64,14 @@ type Store interface {
 	// Finishing a Done record succeeds; a missing record is fault.NotFound.
 	Finish(ctx context.Context, key, messageID string) error
 }
+
+// Mover is the optional Store capability to move a session to another key,
+// which keeps a Telegram group's session when the group becomes a
+// supergroup (its chat id, and so its key, changes).
+type Mover interface {
+	// Move writes e under to (which must have no entry), deletes the entry
+	// and context of from (whose entry must still be at fromVersion) and
+	// commits r, atomically. A failed condition is fault.Conflict and
+	// changes nothing; e.Version must be 1.
+	Move(ctx context.Context, from string, fromVersion int64, to string, e session.Entry, r Record) error
+}
