@@ -23,12 +23,14 @@ var roles = map[string]string{
 	"transcript": "core",
 	"model":      "core",
 	"turn":       "core",
+	"config":     "core",
 	"dynamo":     "adapter",
 	"s3store":    "adapter",
 	"sqsqueue":   "adapter",
 	"telegram":   "adapter",
 	"openai":     "adapter",
 	"httpapi":    "adapter",
+	"ssmparam":   "adapter",
 	"awserr":     "support", // classifies AWS SDK errors for the AWS adapters
 	"awsconfig":  "support", // builds the SDK config for mains and tests
 	"emulator":   "support", // starts the local AWS emulator for tests and `zero dev`
