@@ -20,6 +20,13 @@ const (
 	Channel = "channel"
 )
 
+// Kinds of message. The zero value is an ordinary message that starts a turn.
+const (
+	// KindMigrate moves the session at MigrateFrom to SessionKey (a
+	// Telegram group that became a supergroup changes its chat id).
+	KindMigrate = "migrate"
+)
+
 // Message is one inbound turn for a session.
 type Message struct {
 	// ID identifies the inbound event across redeliveries, e.g.
@@ -40,6 +47,9 @@ type Message struct {
 	SenderName string `json:"senderName,omitempty"`
 	Text       string `json:"text"`
 	ReceivedAt int64  `json:"receivedAt"` // epoch ms at the edge
+
+	Kind        string `json:"kind,omitempty"`        // "" or KindMigrate
+	MigrateFrom string `json:"migrateFrom,omitempty"` // KindMigrate: the old session key
 }
 
 // Validate reports the first missing field by name.
@@ -51,6 +61,15 @@ func (m Message) Validate() error {
 		if strings.TrimSpace(f.v) == "" {
 			return fault.New(fault.Invalid, "inbound message: %s is required", f.name)
 		}
+	}
+	switch m.Kind {
+	case "":
+	case KindMigrate:
+		if strings.TrimSpace(m.MigrateFrom) == "" {
+			return fault.New(fault.Invalid, "inbound message: migrateFrom is required for kind migrate")
+		}
+	default:
+		return fault.New(fault.Invalid, "inbound message: unknown kind %q", m.Kind)
 	}
 	return nil
 }

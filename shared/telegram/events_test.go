@@ -11,9 +11,9 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/httpapi"
 	"github.com/zero-gateway/zero/shared/inbound"
-	"github.com/zero-gateway/zero/shared/session"
 	"github.com/zero-gateway/zero/shared/telegram"
 )
 
@@ -43,7 +43,7 @@ func TestSampleEvents(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			m, ok, err := telegram.ParseUpdate(readEvent(t, tt.file), "7000000001", session.KeyConfig{})
+			m, ok, err := telegram.ParseUpdate(readEvent(t, tt.file), "7000000001", config.Default())
 			if err != nil || !ok {
 				t.Fatalf("ParseUpdate = ok %v, err %v", ok, err)
 			}
@@ -77,7 +77,7 @@ func TestSampleAPIGatewayEvent(t *testing.T) {
 	if err := json.Unmarshal(readEvent(t, "telegram-webhook-apigw.json"), &ev); err != nil {
 		t.Fatal(err)
 	}
-	want, ok, err := telegram.ParseUpdate(readEvent(t, "telegram-private-text.json"), "7000000001", session.KeyConfig{})
+	want, ok, err := telegram.ParseUpdate(readEvent(t, "telegram-private-text.json"), "7000000001", config.Default())
 	if err != nil || !ok {
 		t.Fatalf("private sample: ok %v, err %v", ok, err)
 	}
@@ -96,6 +96,7 @@ func TestSampleAPIGatewayEvent(t *testing.T) {
 			queue := &memQueue{}
 			handler := httpapi.Handler(telegram.NewWebhook(telegram.WebhookConfig{
 				Secret: tt.secret, BotID: "7000000001", Queue: queue, Log: slog.New(slog.DiscardHandler),
+				Settings: openSettings{},
 			}))
 			resp, err := handler(context.Background(), ev)
 			if err != nil {
@@ -112,4 +113,11 @@ func TestSampleAPIGatewayEvent(t *testing.T) {
 			}
 		})
 	}
+}
+
+// openSettings admits everyone on Telegram.
+type openSettings struct{}
+
+func (openSettings) Current(context.Context) (*config.Config, error) {
+	return config.Parse([]byte(`{channels: {telegram: {allowFrom: ["*"]}}}`))
 }

@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/session"
@@ -45,6 +46,10 @@ type message struct {
 	Chat            chat   `json:"chat"`
 	Text            string `json:"text"`
 	Caption         string `json:"caption"`
+	// A group upgraded to a supergroup: the old chat gets a service
+	// message naming the new id, the new chat one naming the old.
+	MigrateToChatID   int64 `json:"migrate_to_chat_id"`
+	MigrateFromChatID int64 `json:"migrate_from_chat_id"`
 }
 
 type user struct {
@@ -63,16 +68,18 @@ type chat struct {
 }
 
 // ParseUpdate converts a webhook body into the message to queue for botID.
-// It returns ok=false (and no error) for an update ZERO does not handle:
-// anything but a message or channel post with text or a caption. A body
+// The agent and session key follow cfg (bindings, session.dmScope,
+// identityLinks, ...). It returns ok=false (and no error) for an update ZERO
+// does not handle: anything but a message or channel post with text or a
+// caption, or a group's migration to a supergroup (a KindMigrate message). A body
 // that is not an Update (malformed JSON, no update_id) is a fault.Invalid
 // error.
-func ParseUpdate(body []byte, botID string, keys session.KeyConfig) (inbound.Message, bool, error) {
+func ParseUpdate(body []byte, botID string, cfg *config.Config) (inbound.Message, bool, error) {
 	u, err := decodeUpdate(body)
 	if err != nil {
 		return inbound.Message{}, false, err
 	}
-	m, skip := u.toMessage(botID, keys)
+	m, skip := u.toMessage(botID, cfg)
 	return m, skip == "", nil
 }
 
@@ -116,13 +123,16 @@ func otherKind(body []byte) string {
 }
 
 // toMessage builds the message to queue, or returns why the update is skipped.
-func (u update) toMessage(botID string, keys session.KeyConfig) (inbound.Message, string) {
+func (u update) toMessage(botID string, cfg *config.Config) (inbound.Message, string) {
 	msg := u.Message
 	if msg == nil {
 		msg = u.ChannelPost
 	}
 	if msg == nil {
 		return inbound.Message{}, "unhandled update type"
+	}
+	if msg.MigrateToChatID != 0 || msg.MigrateFromChatID != 0 {
+		return migration(botID, msg, cfg), ""
 	}
 	text := msg.Text
 	if text == "" {
@@ -136,7 +146,6 @@ func (u update) toMessage(botID string, keys session.KeyConfig) (inbound.Message
 	route := session.Route{Channel: Channel, PeerID: chatID}
 	m := inbound.Message{
 		ID:         Channel + ":" + botID + ":" + strconv.FormatInt(*u.UpdateID, 10),
-		AgentID:    session.DefaultAgentID,
 		Channel:    Channel,
 		To:         chatID,
 		Subject:    msg.Chat.Title,
@@ -177,8 +186,42 @@ func (u update) toMessage(botID string, keys session.KeyConfig) (inbound.Message
 		m.From = Channel + ":" + strconv.FormatInt(msg.SenderChat.ID, 10)
 		m.SenderName = displayName(msg.SenderChat.Title, "", msg.SenderChat.Username)
 	}
-	m.SessionKey = session.Key(m.AgentID, route, keys)
+	m.AgentID, m.SessionKey = sessionOf(route, cfg)
 	return m, ""
+}
+
+// migration is the message that moves a group's session to its new
+// supergroup id. Telegram reports the upgrade twice (migrate_to_chat_id in
+// the old chat, migrate_from_chat_id in the new one); both become the same
+// message id, so the second is a duplicate. It is queued under the new
+// chat's key, ahead of anything the new chat says next.
+func migration(botID string, msg *message, cfg *config.Config) inbound.Message {
+	from, to := msg.Chat.ID, msg.MigrateToChatID
+	if msg.MigrateFromChatID != 0 {
+		from, to = msg.MigrateFromChatID, msg.Chat.ID
+	}
+	oldID, newID := strconv.FormatInt(from, 10), strconv.FormatInt(to, 10)
+	_, oldKey := sessionOf(session.Route{Channel: Channel, ChatType: inbound.Group, PeerID: oldID}, cfg)
+	agent, newKey := sessionOf(session.Route{Channel: Channel, ChatType: inbound.Group, PeerID: newID}, cfg)
+	return inbound.Message{
+		ID:          Channel + ":" + botID + ":migrate:" + oldID + ":" + newID,
+		Kind:        inbound.KindMigrate,
+		AgentID:     agent,
+		SessionKey:  newKey,
+		MigrateFrom: oldKey,
+		Channel:     Channel,
+		ChatType:    inbound.Group,
+		To:          newID,
+		GroupID:     newID,
+		Subject:     msg.Chat.Title,
+		ReceivedAt:  msg.Date * 1000,
+	}
+}
+
+// sessionOf routes r to its agent and session key under cfg.
+func sessionOf(r session.Route, cfg *config.Config) (agentID, key string) {
+	agentID = cfg.Routing().AgentFor(r)
+	return agentID, session.Key(agentID, r, cfg.Keys())
 }
 
 // displayName is "First Last", or "@username" when there is no name.

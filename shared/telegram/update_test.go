@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
-	"github.com/zero-gateway/zero/shared/session"
 )
 
 const testBotID = "7000000001"
@@ -26,7 +26,7 @@ func TestParseUpdateHandled(t *testing.T) {
 	tests := []struct {
 		name    string
 		fixture string
-		keys    session.KeyConfig
+		config  string // zero.json; "" means defaults
 		want    inbound.Message
 	}{
 		{
@@ -41,7 +41,7 @@ func TestParseUpdateHandled(t *testing.T) {
 		{
 			name:    "private chat with custom main key",
 			fixture: "private_text.json",
-			keys:    session.KeyConfig{MainKey: "home"},
+			config:  `{session: {mainKey: "home"}}`,
 			want: inbound.Message{
 				ID: "telegram:7000000001:815000001", AgentID: "main", SessionKey: "agent:main:home",
 				Channel: "telegram", ChatType: "direct", From: "telegram:123456789", To: "123456789",
@@ -51,7 +51,7 @@ func TestParseUpdateHandled(t *testing.T) {
 		{
 			name:    "private chat per channel peer",
 			fixture: "private_text.json",
-			keys:    session.KeyConfig{DMScope: session.ScopePerChannelPeer},
+			config:  `{session: {dmScope: "per-channel-peer"}}`,
 			want: inbound.Message{
 				ID: "telegram:7000000001:815000001", AgentID: "main", SessionKey: "agent:main:telegram:dm:123456789",
 				Channel: "telegram", ChatType: "direct", From: "telegram:123456789", To: "123456789",
@@ -61,7 +61,7 @@ func TestParseUpdateHandled(t *testing.T) {
 		{
 			name:    "private chat sender with only a username",
 			fixture: "private_username_only.json",
-			keys:    session.KeyConfig{DMScope: session.ScopePerPeer},
+			config:  `{session: {dmScope: "per-peer"}}`,
 			want: inbound.Message{
 				ID: "telegram:7000000001:815000002", AgentID: "main", SessionKey: "agent:main:dm:555",
 				Channel: "telegram", ChatType: "direct", From: "telegram:555", To: "555",
@@ -140,7 +140,7 @@ func TestParseUpdateHandled(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok, err := ParseUpdate(readFixture(t, tt.fixture), testBotID, tt.keys)
+			got, ok, err := ParseUpdate(readFixture(t, tt.fixture), testBotID, mustConfig(t, tt.config))
 			if err != nil || !ok {
 				t.Fatalf("ParseUpdate = ok %v, err %v; want a message", ok, err)
 			}
@@ -164,14 +164,13 @@ func TestParseUpdateUnhandled(t *testing.T) {
 		{"callback query", "callback_query.json", "callback_query"},
 		{"my chat member", "my_chat_member.json", "my_chat_member"},
 		{"photo without caption", "private_photo_no_caption.json", "message"},
-		{"group migrated to supergroup", "migrate_to_chat_id.json", "message"},
 		{"new chat members", "new_chat_members.json", "message"},
 		{"whitespace-only text", "whitespace_text.json", "message"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			body := readFixture(t, tt.fixture)
-			m, ok, err := ParseUpdate(body, testBotID, session.KeyConfig{})
+			m, ok, err := ParseUpdate(body, testBotID, config.Default())
 			if err != nil || ok {
 				t.Fatalf("ParseUpdate = ok %v, err %v; want ok=false, no error", ok, err)
 			}
@@ -184,6 +183,35 @@ func TestParseUpdateUnhandled(t *testing.T) {
 			}
 			if u.kind != tt.wantKind {
 				t.Errorf("kind = %q, want %q", u.kind, tt.wantKind)
+			}
+		})
+	}
+}
+
+// TestParseUpdateMigration: both halves of a group's upgrade to a
+// supergroup become one message (same id) that moves the old group's
+// session to the new chat's key, queued under the new key.
+func TestParseUpdateMigration(t *testing.T) {
+	want := inbound.Message{
+		ID: "telegram:" + testBotID + ":migrate:-4012345678:-1004012345678", Kind: inbound.KindMigrate,
+		AgentID: "main", SessionKey: "agent:main:telegram:group:-1004012345678",
+		MigrateFrom: "agent:main:telegram:group:-4012345678",
+		Channel:     "telegram", ChatType: "group", To: "-1004012345678", GroupID: "-1004012345678",
+		Subject: "Compilers", ReceivedAt: 1767225610000,
+	}
+	from := []byte(`{"update_id": 815000014, "message": {"message_id": 1, "chat": {"id": -1004012345678, "title": "Compilers", "type": "supergroup"},
+		"date": 1767225610, "migrate_from_chat_id": -4012345678}}`)
+	for name, body := range map[string][]byte{"migrate_to_chat_id": readFixture(t, "migrate_to_chat_id.json"), "migrate_from_chat_id": from} {
+		t.Run(name, func(t *testing.T) {
+			m, ok, err := ParseUpdate(body, testBotID, config.Default())
+			if err != nil || !ok {
+				t.Fatalf("ParseUpdate = ok %v, err %v", ok, err)
+			}
+			if m != want {
+				t.Fatalf("message\n got %+v\nwant %+v", m, want)
+			}
+			if err := m.Validate(); err != nil {
+				t.Fatal(err)
 			}
 		})
 	}
@@ -208,7 +236,7 @@ func TestParseUpdateInvalid(t *testing.T) {
 			if tt.fixture != "" {
 				body = readFixture(t, tt.fixture)
 			}
-			_, ok, err := ParseUpdate(body, testBotID, session.KeyConfig{})
+			_, ok, err := ParseUpdate(body, testBotID, config.Default())
 			if !fault.Is(err, fault.Invalid) || ok {
 				t.Fatalf("ParseUpdate = ok %v, err %v; want a fault.Invalid error", ok, err)
 			}

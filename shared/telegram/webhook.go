@@ -10,9 +10,9 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
-	"github.com/zero-gateway/zero/shared/session"
 )
 
 // SecretHeader carries the setWebhook secret_token on every webhook call.
@@ -27,22 +27,27 @@ type Enqueuer interface {
 	Enqueue(ctx context.Context, m inbound.Message) error
 }
 
+// Settings supplies the configuration in force (a config.Cache).
+type Settings interface {
+	Current(ctx context.Context) (*config.Config, error)
+}
+
 // WebhookConfig configures NewWebhook.
 type WebhookConfig struct {
 	// Secret is the setWebhook secret_token. When empty the webhook
 	// refuses every request: it never runs unauthenticated.
-	Secret string
-	BotID  string // the numeric id from the bot token (see BotID)
-	Keys   session.KeyConfig
-	Queue  Enqueuer     // required
-	Log    *slog.Logger // nil means slog.Default()
+	Secret   string
+	BotID    string       // the numeric id from the bot token (see BotID)
+	Settings Settings     // nil means config.Default(): nobody is admitted
+	Queue    Enqueuer     // required
+	Log      *slog.Logger // nil means slog.Default()
 }
 
 type webhook struct {
 	secretSum [sha256.Size]byte // compared in constant time, whatever the length
 	hasSecret bool
 	botID     string
-	keys      session.KeyConfig
+	settings  Settings
 	queue     Enqueuer
 	log       *slog.Logger
 }
@@ -53,8 +58,11 @@ type webhook struct {
 //	401 when the secret header is missing or wrong (nothing is queued);
 //	400 for a body that is not an Update, 413 for one over MaxUpdateBytes;
 //	200 for an update ZERO does not handle, so Telegram stops resending it;
+//	200 for a message from a sender channels.telegram.allowFrom does not
+//	    admit (logged; no turn, nothing queued);
 //	200 {"ok":true} once a handled update is queued;
-//	500 when queueing fails, so Telegram delivers the update again.
+//	500 when the config cannot be read or queueing fails, so Telegram
+//	    delivers the update again.
 //
 // It panics if cfg.Queue is nil.
 func NewWebhook(cfg WebhookConfig) http.Handler {
@@ -65,7 +73,7 @@ func NewWebhook(cfg WebhookConfig) http.Handler {
 		secretSum: sha256.Sum256([]byte(cfg.Secret)),
 		hasSecret: cfg.Secret != "",
 		botID:     cfg.BotID,
-		keys:      cfg.Keys,
+		settings:  cfg.Settings,
 		queue:     cfg.Queue,
 		log:       cfg.Log,
 	}
@@ -108,7 +116,21 @@ func (h *webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		reply(w, http.StatusBadRequest, fault.Message(err))
 		return
 	}
-	m, skip := u.toMessage(h.botID, h.keys)
+	cfg := config.Default()
+	if h.settings != nil {
+		if cfg, err = h.settings.Current(ctx); err != nil {
+			h.log.ErrorContext(ctx, "telegram webhook: config unavailable", "update_id", *u.UpdateID, "error", err)
+			reply(w, http.StatusInternalServerError, "not queued")
+			return
+		}
+	}
+	m, skip := u.toMessage(h.botID, cfg)
+	if skip == "" && m.Kind == "" && !admitted(cfg, m) {
+		skip = "sender not admitted"
+		h.log.WarnContext(ctx, "telegram webhook: sender not in channels.telegram.allowFrom; no turn",
+			"update_id", *u.UpdateID, "from", m.From, "chat", m.To,
+			"hint", "add the user id (or the group's chat id, or \"*\") to channels.telegram.allowFrom in zero.json")
+	}
 	if skip != "" {
 		h.log.InfoContext(ctx, "telegram webhook: update ignored",
 			"update_id", *u.UpdateID, "type", u.kind, "reason", skip)
@@ -125,6 +147,12 @@ func (h *webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.log.InfoContext(ctx, "telegram webhook: update queued",
 		"update_id", *u.UpdateID, "type", u.kind, "session_key", m.SessionKey, "chat_type", m.ChatType)
 	reply(w, http.StatusOK, "")
+}
+
+// admitted reports whether channels.telegram.allowFrom lets m start a turn:
+// it lists the sender, or the chat (admitting everyone in a group), or "*".
+func admitted(cfg *config.Config, m inbound.Message) bool {
+	return cfg.Admits(Channel, m.From) || (m.ChatType != inbound.Direct && cfg.Admits(Channel, m.To))
 }
 
 // authentic compares the header with the secret in constant time. Hashing

@@ -12,9 +12,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
-	"github.com/zero-gateway/zero/shared/session"
 )
 
 const testSecret = "dev-secret"
@@ -80,7 +80,7 @@ func TestWebhook(t *testing.T) {
 			wantStatus: 413},
 		{name: "edited message is acknowledged not queued", header: testSecret, body: "edited_message.json",
 			wantStatus: 200, wantBody: `{"ok":true}`},
-		{name: "service message is acknowledged not queued", header: testSecret, body: "migrate_to_chat_id.json", wantStatus: 200},
+		{name: "service message is acknowledged not queued", header: testSecret, body: "new_chat_members.json", wantStatus: 200},
 		{name: "enqueue failure is a 500", header: testSecret, body: "private_text.json",
 			queueErr:   fault.Wrap(fault.Unavailable, errors.New("sqs: throttled"), "enqueue"),
 			wantStatus: 500, wantBody: `{"ok":false,"error":"not queued"}`},
@@ -94,7 +94,7 @@ func TestWebhook(t *testing.T) {
 				configured = ""
 			}
 			h := NewWebhook(WebhookConfig{
-				Secret: configured, BotID: testBotID, Queue: queue,
+				Secret: configured, BotID: testBotID, Queue: queue, Settings: staticSettings{mustConfig(t, openDoor)},
 				Log: slog.New(slog.NewTextHandler(&logs, nil)),
 			})
 
@@ -151,7 +151,7 @@ func TestWebhookLogs(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var logs bytes.Buffer
 			h := NewWebhook(WebhookConfig{Secret: testSecret, BotID: testBotID, Queue: &recordingQueue{},
-				Log: slog.New(slog.NewTextHandler(&logs, nil))})
+				Settings: staticSettings{mustConfig(t, openDoor)}, Log: slog.New(slog.NewTextHandler(&logs, nil))})
 			r := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(readFixture(t, tt.fixture)))
 			r.Header.Set(SecretHeader, testSecret)
 			h.ServeHTTP(httptest.NewRecorder(), r)
@@ -164,6 +164,71 @@ func TestWebhookLogs(t *testing.T) {
 	}
 }
 
+// TestWebhookAdmission: only senders (or chats) in
+// channels.telegram.allowFrom start turns; the rest are acknowledged with
+// 200, logged, and never queued.
+func TestWebhookAdmission(t *testing.T) {
+	tests := []struct {
+		name       string
+		config     string
+		fixture    string
+		wantQueued bool
+	}{
+		{"no config admits nobody", "", "private_text.json", false},
+		{"empty allowFrom admits nobody", `{channels: {telegram: {allowFrom: []}}}`, "private_text.json", false},
+		{"star admits everyone", openDoor, "private_text.json", true},
+		{"listed sender", `{channels: {telegram: {allowFrom: [123456789]}}}`, "private_text.json", true},
+		{"listed sender with channel prefix", `{channels: {telegram: {allowFrom: ["telegram:123456789"]}}}`, "private_text.json", true},
+		{"other sender", `{channels: {telegram: {allowFrom: ["42"]}}}`, "private_text.json", false},
+		{"other channel's list does not count", `{channels: {discord: {allowFrom: ["*"]}}}`, "private_text.json", false},
+		{"group admitted by its chat id", `{channels: {telegram: {allowFrom: ["-1009876543210"]}}}`, "forum_topic_text.json", true},
+		{"group member not listed", `{channels: {telegram: {allowFrom: ["42"]}}}`, "forum_topic_text.json", false},
+		{"a migration needs no admission", "", "migrate_to_chat_id.json", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			queue := &recordingQueue{}
+			var logs bytes.Buffer
+			h := NewWebhook(WebhookConfig{Secret: testSecret, BotID: testBotID, Queue: queue,
+				Settings: staticSettings{mustConfig(t, tt.config)}, Log: slog.New(slog.NewTextHandler(&logs, nil))})
+			r := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(readFixture(t, tt.fixture)))
+			r.Header.Set(SecretHeader, testSecret)
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			if w.Code != http.StatusOK {
+				t.Fatalf("status %d; want 200 either way", w.Code)
+			}
+			if got := len(queue.msgs) == 1; got != tt.wantQueued {
+				t.Fatalf("queued = %v; want %v", got, tt.wantQueued)
+			}
+			if !tt.wantQueued && !strings.Contains(logs.String(), "channels.telegram.allowFrom") {
+				t.Errorf("refusal log %q does not say how to admit the sender", logs.String())
+			}
+		})
+	}
+}
+
+// TestWebhookConfigUnavailable: without a config there is no safe answer,
+// so Telegram is asked to redeliver.
+func TestWebhookConfigUnavailable(t *testing.T) {
+	queue := &recordingQueue{}
+	h := NewWebhook(WebhookConfig{Secret: testSecret, BotID: testBotID, Queue: queue,
+		Settings: failingSettings{}, Log: slog.New(slog.DiscardHandler)})
+	r := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(readFixture(t, "private_text.json")))
+	r.Header.Set(SecretHeader, testSecret)
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	if w.Code != http.StatusInternalServerError || len(queue.msgs) != 0 {
+		t.Fatalf("status %d, queued %d; want 500 and nothing queued", w.Code, len(queue.msgs))
+	}
+}
+
+type failingSettings struct{}
+
+func (failingSettings) Current(context.Context) (*config.Config, error) {
+	return nil, fault.New(fault.Unavailable, "ssm: throttled")
+}
+
 type discardQueue struct{}
 
 func (discardQueue) Enqueue(context.Context, inbound.Message) error { return nil }
@@ -173,7 +238,7 @@ func (discardQueue) Enqueue(context.Context, inbound.Message) error { return nil
 func BenchmarkWebhook(b *testing.B) {
 	body := readFixture(b, "private_text.json")
 	h := NewWebhook(WebhookConfig{
-		Secret: testSecret, BotID: testBotID, Keys: session.KeyConfig{},
+		Secret: testSecret, BotID: testBotID, Settings: staticSettings{mustConfig(b, openDoor)},
 		Queue: discardQueue{}, Log: slog.New(slog.DiscardHandler),
 	})
 	r := httptest.NewRequest(http.MethodPost, "/webhooks/telegram", nil)

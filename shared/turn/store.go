@@ -27,6 +27,9 @@ type Record struct {
 	// Sent counts the reply's messages already delivered, so a retry of a
 	// long reply resumes after the last one that went out.
 	Sent int `json:"sent,omitempty"`
+	// Withheld: the send policy denied delivery when the turn committed;
+	// the reply stays in the transcript and nothing is sent.
+	Withheld bool `json:"withheld,omitempty"`
 }
 
 // Context is the model context the runner keeps beside the entry, so a turn
