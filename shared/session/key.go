@@ -33,6 +33,16 @@ const (
 	KeyUnknown = "unknown"
 )
 
+// Session kinds, as the sessions_list tool reports them (see Kind).
+const (
+	KindMain  = "main"
+	KindGroup = "group"
+	KindCron  = "cron"
+	KindHook  = "hook"
+	KindNode  = "node"
+	KindOther = "other"
+)
+
 // KeyConfig is the part of `session.*` that shapes keys.
 type KeyConfig struct {
 	MainKey string // session.mainKey, default "main"
@@ -62,29 +72,41 @@ type Route struct {
 
 // Key returns the session key for route under agentID. It is pure and
 // deterministic: the same route and config always give the same key.
+//
+// Under cfg.Scope "global" every chat maps to KeyGlobal. Otherwise groups
+// and channels get agent:<agent>:<channel>:group|channel:<id>[:topic:<thread>]
+// (an empty id becomes "unknown"), and direct chats follow cfg.DMScope:
+// main (default) agent:<agent>:<mainKey>, per-peer agent:<agent>:dm:<peer>,
+// per-channel-peer agent:<agent>:<channel>:dm:<peer>,
+// per-account-channel-peer agent:<agent>:<channel>:<account>:dm:<peer>; a
+// direct chat with no peer id uses the main key. Under the per-* scopes an
+// identity link naming "<channel>:<peer>" replaces the peer with the link's
+// canonical name. Every id is trimmed and lower-cased; an empty channel
+// becomes "unknown".
 func Key(agentID string, r Route, cfg KeyConfig) string {
+	if isGlobal(cfg) {
+		return KeyGlobal
+	}
 	agent := NormalizeAgentID(agentID)
-	channel := normalizeID(r.Channel)
+	channel := orUnknown(normalizeID(r.Channel))
 	peer := normalizeID(r.PeerID)
-	switch r.ChatType {
-	case "group", "channel":
-		if peer == "" {
-			peer = "unknown"
-		}
-		key := "agent:" + agent + ":" + channel + ":" + r.ChatType + ":" + peer
+	if kind := chatKind(r.ChatType); kind != "direct" {
+		key := "agent:" + agent + ":" + channel + ":" + kind + ":" + orUnknown(peer)
 		if t := normalizeID(r.ThreadID); t != "" {
 			key += ":topic:" + t
 		}
 		return key
 	}
-	mainKey := normalizeID(cfg.MainKey)
-	if mainKey == "" {
-		mainKey = DefaultMainKey
-	}
+	mainKey := "agent:" + agent + ":" + mainKeyOf(cfg)
 	if peer == "" {
-		return "agent:" + agent + ":" + mainKey
+		return mainKey
 	}
-	switch cfg.DMScope {
+	scope := normalizeID(cfg.DMScope)
+	switch scope {
+	case ScopePerPeer, ScopePerChannelPeer, ScopePerAccountChannelPeer:
+		peer = linkedPeer(cfg.IdentityLinks, channel, peer)
+	}
+	switch scope {
 	case ScopePerPeer:
 		return "agent:" + agent + ":dm:" + peer
 	case ScopePerChannelPeer:
@@ -96,7 +118,195 @@ func Key(agentID string, r Route, cfg KeyConfig) string {
 		}
 		return "agent:" + agent + ":" + channel + ":" + account + ":dm:" + peer
 	}
-	return "agent:" + agent + ":" + mainKey
+	return mainKey
+}
+
+// linkedPeer returns the canonical identity of the first link that lists
+// "<channel>:<peer>", else peer. Slice order makes the choice deterministic
+// when a peer is (wrongly) listed by two links.
+func linkedPeer(links []IdentityLink, channel, peer string) string {
+	want := channel + ":" + peer
+	for _, l := range links {
+		canonical := normalizeID(l.Canonical)
+		if canonical == "" {
+			continue // a link without a name cannot replace anything
+		}
+		for _, p := range l.Peers {
+			if normalizeID(p) == want {
+				return canonical
+			}
+		}
+	}
+	return peer
+}
+
+// chatKind maps a route's chat type to the key segment: "group", "channel",
+// or "direct" for direct chats and anything unrecognised.
+func chatKind(chatType string) string {
+	switch t := normalizeID(chatType); t {
+	case "group", "channel":
+		return t
+	}
+	return "direct"
+}
+
+// CronKey returns the session key of cron job jobID: cron:<jobID>, the id
+// trimmed and lower-cased.
+func CronKey(jobID string) string { return "cron:" + normalizeID(jobID) }
+
+// HookKey returns the session key of a webhook run: hook:<id>, the id
+// (a uuid unless the hook names one) trimmed and lower-cased.
+func HookKey(id string) string { return "hook:" + normalizeID(id) }
+
+// NodeKey returns the session key of a node run: node-<nodeID>, the id
+// trimmed and lower-cased.
+func NodeKey(nodeID string) string { return "node-" + normalizeID(nodeID) }
+
+// SubagentKey returns the session key of a subagent run spawned under
+// agentID: agent:<agentID>:subagent:<id>. The caller supplies id (a fresh
+// uuid per spawn) so the function stays pure.
+func SubagentKey(agentID, id string) string {
+	return "agent:" + NormalizeAgentID(agentID) + ":subagent:" + normalizeID(id)
+}
+
+// Canonical returns the stored key that a caller-supplied key names, for
+// tools and APIs that accept keys from agents and users. The key is
+// trimmed and lower-cased, then:
+//   - "" stays "" (the caller must reject it);
+//   - "global" and "unknown" stay as they are;
+//   - the literal "main" is agentID's main key, or "global" under global scope;
+//   - agent:<id>:main and agent:<id>:<mainKey> are agent:<id>:<mainKey>, or
+//     "global" under global scope; the <id> is normalised;
+//   - legacy group:<id>, channel:<id>, <ch>:group:<id> and <ch>:channel:<id>
+//     become agent:<agentID>:<ch>:group|channel:<id>, <ch> being the
+//     key's own channel, else channel, else "unknown";
+//   - anything else (cron:, hook:, node-, other agent keys) is unchanged.
+func Canonical(agentID, key, channel string, cfg KeyConfig) string {
+	k := normalizeID(key)
+	switch {
+	case k == "" || Reserved(k):
+		return k
+	case k == DefaultMainKey:
+		if isGlobal(cfg) {
+			return KeyGlobal
+		}
+		return "agent:" + NormalizeAgentID(agentID) + ":" + mainKeyOf(cfg)
+	case strings.HasPrefix(k, "cron:"), strings.HasPrefix(k, "hook:"), strings.HasPrefix(k, "node-"):
+		return k
+	}
+	if rest, ok := strings.CutPrefix(k, "agent:"); ok {
+		id, tail, ok := strings.Cut(rest, ":")
+		if !ok || tail == "" {
+			return k // malformed: nothing to resolve
+		}
+		if mainKey := mainKeyOf(cfg); tail == DefaultMainKey || tail == mainKey {
+			if isGlobal(cfg) {
+				return KeyGlobal
+			}
+			tail = mainKey
+		}
+		return "agent:" + NormalizeAgentID(id) + ":" + tail
+	}
+	ch, kind, id, ok := legacyGroup(k)
+	if !ok {
+		return k
+	}
+	if ch == "" {
+		ch = orUnknown(normalizeID(channel))
+	}
+	return "agent:" + NormalizeAgentID(agentID) + ":" + ch + ":" + kind + ":" + orUnknown(id)
+}
+
+// legacyGroup parses the pre-agent group keys: group:<id>, channel:<id>,
+// <ch>:group:<id> and <ch>:channel:<id>. ch is "" when the key has none.
+func legacyGroup(k string) (ch, kind, id string, ok bool) {
+	for _, kind := range []string{"group", "channel"} {
+		if id, ok := strings.CutPrefix(k, kind+":"); ok {
+			return "", kind, id, true
+		}
+	}
+	ch, rest, found := strings.Cut(k, ":")
+	if !found || ch == "" {
+		return "", "", "", false
+	}
+	for _, kind := range []string{"group", "channel"} {
+		if id, ok := strings.CutPrefix(rest, kind+":"); ok {
+			return ch, kind, id, true
+		}
+	}
+	return "", "", "", false
+}
+
+// Display returns the key callers are shown: under global scope the
+// reserved "global" is shown as "main", so callers never see "global";
+// every other key is shown as it is.
+func Display(key string, cfg KeyConfig) string {
+	if key == KeyGlobal && isGlobal(cfg) {
+		return DefaultMainKey
+	}
+	return key
+}
+
+// Reserved reports whether key (trimmed, case-insensitive) is one of the
+// reserved keys "global" and "unknown", which are never listed and never
+// agent-prefixed.
+func Reserved(key string) bool {
+	k := normalizeID(key)
+	return k == KeyGlobal || k == KeyUnknown
+}
+
+// Stripped returns key without its "agent:<id>:" prefix; a key without
+// that prefix (or with nothing after it) is returned unchanged.
+func Stripped(key string) string {
+	rest, ok := strings.CutPrefix(key, "agent:")
+	if !ok {
+		return key
+	}
+	if _, tail, ok := strings.Cut(rest, ":"); ok && tail != "" {
+		return tail
+	}
+	return key
+}
+
+// Kind classifies key as the sessions_list tool does: KindMain for an
+// agent's main key (including the "main" alias and "global"), KindGroup
+// for group and channel keys (topics included, legacy forms too),
+// KindCron, KindHook and KindNode for cron:, hook: and node- keys (with or
+// without an agent prefix), and KindOther for the rest (dm, subagent,
+// "unknown").
+func Kind(key string, cfg KeyConfig) string {
+	k := normalizeID(key)
+	if k == KeyGlobal {
+		return KindMain
+	}
+	s := Stripped(k)
+	switch {
+	case s == DefaultMainKey || (s != k && s == mainKeyOf(cfg)):
+		return KindMain
+	case strings.HasPrefix(s, "cron:"):
+		return KindCron
+	case strings.HasPrefix(s, "hook:"):
+		return KindHook
+	case strings.HasPrefix(s, "node-"):
+		return KindNode
+	case isGroupKey(s):
+		return KindGroup
+	}
+	return KindOther
+}
+
+// isGroupKey reports whether a stripped key has a group shape:
+// [<ch>:]group|channel:<id>... A per-account dm key whose account is named
+// "group" (<ch>:group:dm:<peer>) is a dm, not a group.
+func isGroupKey(s string) bool {
+	parts := strings.Split(s, ":")
+	if len(parts) >= 2 && (parts[0] == "group" || parts[0] == "channel") {
+		return true
+	}
+	if len(parts) < 3 || (parts[1] != "group" && parts[1] != "channel") {
+		return false
+	}
+	return !(len(parts) == 4 && parts[2] == "dm")
 }
 
 // NormalizeAgentID lower-cases id and restricts it to
@@ -133,3 +343,20 @@ func AgentOf(key string) string {
 }
 
 func normalizeID(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+
+func isGlobal(cfg KeyConfig) bool { return normalizeID(cfg.Scope) == ScopeGlobal }
+
+// mainKeyOf returns cfg's main key, normalised, defaulting to "main".
+func mainKeyOf(cfg KeyConfig) string {
+	if k := normalizeID(cfg.MainKey); k != "" {
+		return k
+	}
+	return DefaultMainKey
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return KeyUnknown
+	}
+	return s
+}
