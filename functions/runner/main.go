@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
 	"github.com/zero-gateway/zero/shared/awsconfig"
 	"github.com/zero-gateway/zero/shared/dynamo"
@@ -21,6 +22,7 @@ import (
 	"github.com/zero-gateway/zero/shared/openai"
 	"github.com/zero-gateway/zero/shared/s3store"
 	"github.com/zero-gateway/zero/shared/sqsqueue"
+	"github.com/zero-gateway/zero/shared/ssmparam"
 	"github.com/zero-gateway/zero/shared/telegram"
 	"github.com/zero-gateway/zero/shared/transcript"
 	"github.com/zero-gateway/zero/shared/turn"
@@ -58,11 +60,15 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 	if err != nil {
 		return nil, err
 	}
-	llm, err := newModel(ref)
+	models, err := newModels(ref, logger)
 	if err != nil {
 		return nil, err
 	}
 	awsCfg, err := awsconfig.Load(ctx, calls)
+	if err != nil {
+		return nil, err
+	}
+	settings, err := ssmparam.SettingsFromEnv(ssm.NewFromConfig(awsCfg), logger)
 	if err != nil {
 		return nil, err
 	}
@@ -71,33 +77,44 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 	httpClient := &http.Client{Timeout: 60 * time.Second}
 	tg := telegram.NewClient(envOr("TELEGRAM_API_BASE_URL", "https://api.telegram.org"), env["TELEGRAM_BOT_TOKEN"], httpClient)
 	return &turn.Processor{
-		Store:      dynamo.New(dynamodb.NewFromConfig(awsCfg), env["ZERO_TABLE"]),
-		Transcript: transcript.NewLog(s3store.New(s3Client, env["ZERO_BUCKET"])),
-		Model:      llm,
-		ModelRef:   ref,
-		Senders:    map[string]turn.Sender{"telegram": tg},
-		System:     systemPrompt,
-		Log:        logger,
-		Now:        time.Now,
+		Store:        dynamo.New(dynamodb.NewFromConfig(awsCfg), env["ZERO_TABLE"]),
+		Transcript:   transcript.NewLog(s3store.New(s3Client, env["ZERO_BUCKET"])),
+		Models:       models,
+		DefaultModel: ref,
+		Senders:      map[string]turn.Sender{"telegram": tg},
+		Settings:     settings,
+		System:       systemPrompt,
+		Log:          logger,
+		Now:          time.Now,
 	}, nil
 }
 
-// newModel picks the provider adapter for ref. zero/echo needs no key.
-func newModel(ref model.Ref) (model.Client, error) {
-	switch ref.Provider {
-	case model.EchoProvider:
-		if ref.Name != "echo" {
-			return nil, fmt.Errorf("ZERO_MODEL: the built-in provider has only zero/echo, not %s", ref)
-		}
-		return model.Echo{}, nil
-	case "openai":
-		return openai.New(openai.Config{
-			APIKey:     os.Getenv("OPENAI_API_KEY"),
-			BaseURL:    envOr("OPENAI_BASE_URL", "https://api.openai.com/v1"),
-			HTTPClient: &http.Client{Timeout: 90 * time.Second},
-		})
+// newModels builds a client for every provider this deployment can reach:
+// the built-in echo model always, OpenAI-compatible when its key (or a
+// local base URL) is set. ZERO_MODEL, the default, must be among them; a
+// session or agent naming a missing provider gets a clean notice.
+func newModels(def model.Ref, logger *slog.Logger) (map[string]model.Client, error) {
+	models := map[string]model.Client{model.EchoProvider: model.Echo{}}
+	oa, err := openai.New(openai.Config{
+		APIKey:     os.Getenv("OPENAI_API_KEY"),
+		BaseURL:    envOr("OPENAI_BASE_URL", "https://api.openai.com/v1"),
+		HTTPClient: &http.Client{Timeout: 90 * time.Second},
+	})
+	switch {
+	case err == nil:
+		models["openai"] = oa
+	case def.Provider == "openai":
+		return nil, err
+	default:
+		logger.Info("openai provider not configured", "reason", err.Error())
 	}
-	return nil, fmt.Errorf("ZERO_MODEL: unknown provider %q in %s (known: zero, openai)", ref.Provider, ref)
+	if _, ok := models[def.Provider]; !ok {
+		return nil, fmt.Errorf("ZERO_MODEL: unknown provider %q in %s (known: zero, openai)", def.Provider, def)
+	}
+	if def.Provider == model.EchoProvider && def.Name != "echo" {
+		return nil, fmt.Errorf("ZERO_MODEL: the built-in provider has only zero/echo, not %s", def)
+	}
+	return models, nil
 }
 
 func requireEnv(names ...string) (map[string]string, error) {

@@ -4,7 +4,9 @@
 // group per session). It answers 2xx once the update is queued.
 //
 // Environment: TELEGRAM_WEBHOOK_SECRET (the setWebhook secret_token),
-// TELEGRAM_BOT_TOKEN (only its bot id is used), ZERO_QUEUE_URL.
+// TELEGRAM_BOT_TOKEN (only its bot id is used), ZERO_QUEUE_URL,
+// ZERO_CONFIG_PARAMETER (the SSM parameter holding zero.json: routing,
+// session keys, channels.telegram.allowFrom) and ZERO_CONFIG_TTL.
 package main
 
 import (
@@ -17,11 +19,12 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
 	"github.com/zero-gateway/zero/shared/awsconfig"
 	"github.com/zero-gateway/zero/shared/httpapi"
-	"github.com/zero-gateway/zero/shared/session"
 	"github.com/zero-gateway/zero/shared/sqsqueue"
+	"github.com/zero-gateway/zero/shared/ssmparam"
 	"github.com/zero-gateway/zero/shared/telegram"
 )
 
@@ -62,11 +65,15 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 	if err != nil {
 		return nil, err
 	}
+	settings, err := ssmparam.SettingsFromEnv(ssm.NewFromConfig(awsCfg), logger)
+	if err != nil {
+		return nil, err
+	}
 	return telegram.NewWebhook(telegram.WebhookConfig{
-		Secret: secret,
-		BotID:  botID,
-		Keys:   session.KeyConfig{}, // seed defaults: mainKey "main", dmScope "main"
-		Queue:  sqsqueue.New(sqs.NewFromConfig(awsCfg), queueURL),
-		Log:    logger,
+		Secret:   secret,
+		BotID:    botID,
+		Settings: settings,
+		Queue:    sqsqueue.New(sqs.NewFromConfig(awsCfg), queueURL),
+		Log:      logger,
 	}), nil
 }

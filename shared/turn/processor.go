@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
+	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/model"
@@ -30,6 +32,12 @@ type Sender interface {
 	Post(ctx context.Context, to session.DeliveryContext, message string) error
 }
 
+// Settings supplies the configuration in force (a config.Cache, re-read
+// when zero.json changes).
+type Settings interface {
+	Current(ctx context.Context) (*config.Config, error)
+}
+
 // Processor runs turns. Its fields are set once at cold start; Handle is
 // safe for concurrent use on different sessions (the FIFO queue never runs
 // two turns of one session at once, and Commit's version check catches it
@@ -37,12 +45,16 @@ type Sender interface {
 type Processor struct {
 	Store      Store
 	Transcript *transcript.Log
-	Model      model.Client
-	ModelRef   model.Ref
-	Senders    map[string]Sender // by channel
-	System     string            // system prompt
-	Log        *slog.Logger
-	Now        func() time.Time
+	// Models holds one client per provider ("openai", "zero", ...). The
+	// model of a turn is the session's override, else the agent's model
+	// in the config, else DefaultModel.
+	Models       map[string]model.Client
+	DefaultModel model.Ref
+	Senders      map[string]Sender // by channel
+	Settings     Settings          // nil means config.Default()
+	System       string            // system prompt
+	Log          *slog.Logger
+	Now          func() time.Time
 }
 
 // Handle processes m. attempt is the delivery count (1 on first delivery).
@@ -51,12 +63,18 @@ type Processor struct {
 // an error means retry later. Steps and their crash behaviour:
 //  1. Load entry, context and m's record. Done record: duplicate, return nil.
 //     Committed record: a previous attempt got as far as step 4; go to 5.
-//  2. Call the model (skipped on a retry whose transcript part exists).
-//  3. Write transcript part seq+1, create-only. If it exists, a previous
-//     attempt wrote it: adopt its reply, so every line is written once.
-//  4. Commit entry+context+record in one conditional write.
-//  5. Send the reply, recording each delivered message of a long reply.
-//  6. Finish the record. A crash after the channel accepted a message and
+//  2. Decide the session: a stale entry (session.reset*) or a reset
+//     trigger starts a new sessionId derived from m.ID, so a retry decides
+//     the same (staleness only grows with time).
+//  3. Answer: a command is answered without the model; anything else
+//     calls the model (skipped on a retry whose transcript part exists).
+//  4. Write transcript part seq+1, create-only (model turns only). If it
+//     exists, a previous attempt wrote it: adopt its reply, so every line
+//     is written once.
+//  5. Commit entry+context+record in one conditional write.
+//  6. Send the reply (unless the send policy withheld it), recording each
+//     delivered message of a long reply.
+//  7. Finish the record. A crash after the channel accepted a message and
 //     before it was recorded sends that one message again; nothing else
 //     repeats.
 func (p *Processor) Handle(ctx context.Context, m inbound.Message, attempt int) error {
@@ -74,65 +92,170 @@ func (p *Processor) Handle(ctx context.Context, m inbound.Message, attempt int) 
 		}
 		return p.deliver(ctx, m, *rec)
 	}
-
-	entry := p.prepareEntry(snap.Entry, m)
-	path := transcript.Path(entry.AgentID, entry.SessionID, topicOf(m))
-	history, err := p.history(ctx, entry, snap.Context, path)
+	cfg, err := p.config(ctx)
 	if err != nil {
 		return err
 	}
-	seq := entry.TranscriptSeq + 1
+	if m.Kind == inbound.KindMigrate {
+		return p.migrate(ctx, m, snap)
+	}
+
+	t := &turnState{cfg: cfg, msg: m, text: m.Text, stored: snap.Entry}
+	t.cmd = parseCommand(m.Text, cfg.ResetTriggers())
+	entry := p.startSession(ctx, t)
+	entry = p.prepareEntry(entry, m)
+	path := transcript.Path(entry.AgentID, entry.SessionID, topicOf(m))
+	var history []model.Message
+	if snap.Context != nil && snap.Context.SessionID == entry.SessionID {
+		history = snap.Context.Messages
+	} else if history, err = p.history(ctx, entry, path); err != nil {
+		return err
+	}
 
 	var out turnOutput
-	adopted := false
-	if attempt > 1 {
-		// A retry may find the part its predecessor wrote; reusing it
-		// saves a model call and keeps the transcript single.
-		out, adopted, err = p.adopt(ctx, path, seq, m.ID)
-		if err != nil {
+	if reply, ok := p.command(ctx, t, &entry); ok {
+		// Commands never reach the model and are not part of the
+		// conversation: no transcript part, the context is kept as is.
+		out = turnOutput{text: reply, command: true}
+	} else {
+		ref := p.modelFor(cfg, entry)
+		if out, err = p.modelTurn(ctx, t, entry, history, path, ref, attempt); err != nil {
 			return err
 		}
-	}
-	if !adopted {
-		out, err = p.complete(ctx, history, m)
-		if err != nil {
-			return err
-		}
-		lines := p.lines(entry, m, out, seq)
-		switch err := p.Transcript.WritePart(ctx, path, seq, lines); {
-		case fault.Is(err, fault.Conflict):
-			out, adopted, err = p.adopt(ctx, path, seq, m.ID)
-			if err != nil {
-				return err
-			}
-			if !adopted {
-				return fault.New(fault.Conflict, "transcript part %d of %s belongs to another message", seq, path)
-			}
-		case err != nil:
-			return fmt.Errorf("write transcript part %d: %w", seq, err)
-		}
+		entry.TranscriptSeq++
+		entry.LastEntryID = transcript.EntryID(m.ID, 1)
+		entry.InputTokens += out.usage.Input
+		entry.OutputTokens += out.usage.Output
+		// totalTokens is what the context holds after this turn, as
+		// upstream UIs read it ("context used").
+		entry.TotalTokens = out.usage.Input + out.usage.Output
+		entry.Model, entry.ModelProvider = ref.Name, ref.Provider // the model that answered last
+		history = append(history, model.Message{Role: model.User, Content: out.prompt}, model.Message{Role: model.Assistant, Content: out.text})
 	}
 
-	entry.TranscriptSeq = seq
-	entry.LastEntryID = transcript.EntryID(m.ID, 1)
-	entry.InputTokens += out.usage.Input
-	entry.OutputTokens += out.usage.Output
-	entry.TotalTokens += out.usage.Total
-	entry.ContextTokens = out.usage.Input + out.usage.Output
-	entry.Model, entry.ModelProvider = p.ModelRef.Name, p.ModelRef.Provider // the model that answered last
 	entry.Version++
-	history = append(history, model.Message{Role: model.User, Content: m.Text}, model.Message{Role: model.Assistant, Content: out.text})
 	rec := Record{MessageID: m.ID, SessionKey: m.SessionKey, State: Committed, Reply: out.text, Delivery: entry.DeliveryContext}
+	// Command answers go to whoever sent the command; the send policy
+	// governs the assistant's output.
+	if !out.command && !cfg.SendPolicy().Allows(m.SessionKey, entry.Channel, entry.ChatType, entry.SendPolicy) {
+		rec.Withheld = true
+	}
 	if err := p.Store.Commit(ctx, m.SessionKey, entry, Context{SessionID: entry.SessionID, Messages: trimContext(history)}, rec); err != nil {
 		return fmt.Errorf("commit turn %s: %w", m.ID, err)
 	}
 	return p.deliver(ctx, m, rec)
 }
 
+// turnState carries one turn's inputs between its steps.
+type turnState struct {
+	cfg    *config.Config
+	msg    inbound.Message
+	cmd    command
+	text   string         // what the model is asked: m.Text, or what follows a reset trigger
+	stored *session.Entry // the entry before this message; nil for a new key
+	reset  string         // why a new session started: "", "new", "stale"
+}
+
+// startSession returns the entry this message continues: the stored one,
+// or a fresh session when there is none, the stored one is stale, or the
+// message is a reset trigger. Cron sessions start afresh on every run.
+func (p *Processor) startSession(ctx context.Context, t *turnState) session.Entry {
+	newID := session.NewID(t.msg.ID)
+	if t.stored == nil {
+		// Derived from the message, so a retry of a turn that died
+		// before its commit lands in the same transcript.
+		return session.Entry{SessionID: newID}
+	}
+	e := *t.stored
+	lc := t.cfg.Lifecycle()
+	policy := lc.PolicyFor(t.msg.Channel, session.ResetTypeOf(t.msg.ChatType, t.msg.ThreadID))
+	switch {
+	case t.cmd.reset:
+		t.reset = "new"
+	case strings.HasPrefix(t.msg.SessionKey, "cron:"):
+		t.reset = "cron"
+	case lc.Stale(policy, e.UpdatedAt, p.Now()):
+		t.reset = "stale"
+	default:
+		return e
+	}
+	p.log().InfoContext(ctx, "new session", "session", t.msg.SessionKey, "reason", t.reset,
+		"old_session_id", e.SessionID, "session_id", newID)
+	return e.Reset(newID)
+}
+
+// modelFor picks the model of a turn: the session's override, else the
+// agent's configured model, else the deployment default.
+func (p *Processor) modelFor(cfg *config.Config, e session.Entry) model.Ref {
+	if e.ModelOverride != "" && e.ProviderOverride != "" {
+		return model.Ref{Provider: e.ProviderOverride, Name: e.ModelOverride}
+	}
+	if ref, ok := cfg.DefaultModel(e.AgentID); ok {
+		return ref
+	}
+	return p.DefaultModel
+}
+
+// modelTurn asks the model (or adopts the answer a killed attempt already
+// wrote) and writes the turn's transcript part.
+func (p *Processor) modelTurn(ctx context.Context, t *turnState, entry session.Entry, history []model.Message, path string, ref model.Ref, attempt int) (turnOutput, error) {
+	m := t.msg
+	seq := entry.TranscriptSeq + 1
+	prompt := t.text
+	if t.reset == "new" && strings.TrimSpace(prompt) == "" {
+		// A reset sent alone gets a short greeting turn confirming it.
+		prompt = greetingPrompt
+	}
+	if attempt > 1 {
+		// A retry may find the part its predecessor wrote; reusing it
+		// saves a model call and keeps the transcript single.
+		out, adopted, err := p.adopt(ctx, path, seq, m.ID)
+		if err != nil || adopted {
+			return out, err
+		}
+	}
+	out, err := p.complete(ctx, history, prompt, ref, m.ID)
+	if err != nil {
+		return out, err
+	}
+	out.prompt = prompt
+	lines := p.lines(entry, m, out, ref, seq)
+	switch err := p.Transcript.WritePart(ctx, path, seq, lines); {
+	case fault.Is(err, fault.Conflict):
+		out, adopted, err := p.adopt(ctx, path, seq, m.ID)
+		if err != nil {
+			return out, err
+		}
+		if !adopted {
+			return out, fault.New(fault.Conflict, "transcript part %d of %s belongs to another message", seq, path)
+		}
+		return out, nil
+	case err != nil:
+		return out, fmt.Errorf("write transcript part %d: %w", seq, err)
+	}
+	return out, nil
+}
+
+// greetingPrompt is the turn a reset sent alone runs.
+const greetingPrompt = "A new session was just started. Greet the user in one short sentence."
+
+func (p *Processor) config(ctx context.Context) (*config.Config, error) {
+	if p.Settings == nil {
+		return config.Default(), nil
+	}
+	cfg, err := p.Settings.Current(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("load config: %w", err)
+	}
+	return cfg, nil
+}
+
 // deliver sends a committed reply, message by message from the first one
 // not yet delivered, and finishes its record.
 func (p *Processor) deliver(ctx context.Context, m inbound.Message, rec Record) error {
-	if rec.Reply != "" {
+	if rec.Withheld {
+		p.log().InfoContext(ctx, "reply withheld by the send policy", "message", m.ID, "session", m.SessionKey)
+	} else if rec.Reply != "" {
 		sender, ok := p.Senders[rec.Delivery.Channel]
 		if !ok {
 			p.log().WarnContext(ctx, "no sender for channel; reply kept in transcript only", "channel", rec.Delivery.Channel, "message", m.ID)
@@ -168,18 +291,10 @@ func (p *Processor) deliver(ctx context.Context, m inbound.Message, rec Record) 
 	return nil
 }
 
-// prepareEntry returns the entry to write for m: the stored one, or a new
-// session, with routing metadata refreshed from m.
-func (p *Processor) prepareEntry(stored *session.Entry, m inbound.Message) session.Entry {
-	var e session.Entry
-	if stored != nil {
-		e = *stored
-	}
-	if e.SessionID == "" {
-		// Derived from the message, so a retry of a turn that died before
-		// its commit lands in the same transcript instead of a new one.
-		e.SessionID = session.NewID(m.ID)
-	}
+// prepareEntry returns the entry to write for m: the session's entry with
+// routing metadata refreshed from m.
+func (p *Processor) prepareEntry(stored session.Entry, m inbound.Message) session.Entry {
+	e := stored
 	e.AgentID = session.AgentOf(m.SessionKey)
 	e.Channel = m.Channel
 	e.ChatType = m.ChatType
@@ -200,11 +315,9 @@ func (p *Processor) prepareEntry(stored *session.Entry, m inbound.Message) sessi
 	return e
 }
 
-// history returns the model context before this turn.
-func (p *Processor) history(ctx context.Context, e session.Entry, stored *Context, path string) ([]model.Message, error) {
-	if stored != nil && stored.SessionID == e.SessionID {
-		return stored.Messages, nil
-	}
+// history rebuilds the model context before this turn from the transcript,
+// for when the stored context is missing or belongs to another session.
+func (p *Processor) history(ctx context.Context, e session.Entry, path string) ([]model.Message, error) {
 	if e.TranscriptSeq == 0 {
 		return nil, nil
 	}
@@ -224,30 +337,37 @@ func (p *Processor) history(ctx context.Context, e session.Entry, stored *Contex
 }
 
 type turnOutput struct {
-	text  string
-	usage model.Usage
-	stop  string
+	prompt  string // what the model was asked
+	text    string
+	usage   model.Usage
+	stop    string
+	command bool // answered by a command, not the model
 }
 
 // complete calls the model. Retryable failures return an error (the queue
 // retries); permanent ones become a clean notice to the user, the detail
 // going to the log.
-func (p *Processor) complete(ctx context.Context, history []model.Message, m inbound.Message) (turnOutput, error) {
-	req := model.Request{Model: p.ModelRef.Name, System: p.System, Messages: append(append([]model.Message(nil), history...), model.Message{Role: model.User, Content: m.Text})}
-	resp, err := p.Model.Complete(ctx, req)
+func (p *Processor) complete(ctx context.Context, history []model.Message, prompt string, ref model.Ref, messageID string) (turnOutput, error) {
+	client, ok := p.Models[ref.Provider]
+	if !ok {
+		p.log().ErrorContext(ctx, "model provider not configured", "model", ref.String(), "message", messageID)
+		return turnOutput{text: "⚠️ The model " + ref.String() + " is not available: this deployment has no " + ref.Provider + " provider configured.", stop: "error"}, nil
+	}
+	req := model.Request{Model: ref.Name, System: p.System, Messages: append(append([]model.Message(nil), history...), model.Message{Role: model.User, Content: prompt})}
+	resp, err := client.Complete(ctx, req)
 	if err == nil {
 		return turnOutput{text: resp.Text, usage: resp.Usage, stop: resp.StopReason}, nil
 	}
 	if fault.Retryable(err) {
-		return turnOutput{}, fmt.Errorf("model %s: %w", p.ModelRef, err)
+		return turnOutput{}, fmt.Errorf("model %s: %w", ref, err)
 	}
-	p.log().ErrorContext(ctx, "model call failed", "model", p.ModelRef.String(), "message", m.ID, "err", err)
+	p.log().ErrorContext(ctx, "model call failed", "model", ref.String(), "message", messageID, "err", err)
 	return turnOutput{text: "⚠️ The model could not answer: " + fault.Message(err), stop: "error"}, nil
 }
 
 // lines builds the transcript lines of one turn: the header on the first
 // part, then the user message and the assistant answer.
-func (p *Processor) lines(e session.Entry, m inbound.Message, out turnOutput, seq int64) []any {
+func (p *Processor) lines(e session.Entry, m inbound.Message, out turnOutput, ref model.Ref, seq int64) []any {
 	now := p.Now()
 	ts := transcript.Timestamp(now)
 	var lines []any
@@ -262,11 +382,11 @@ func (p *Processor) lines(e session.Entry, m inbound.Message, out turnOutput, se
 	userID := transcript.EntryID(m.ID, 0)
 	lines = append(lines, transcript.Line{
 		Type: "message", ID: userID, ParentID: parent, Timestamp: ts, SourceID: m.ID,
-		Message: &transcript.Message{Role: model.User, Content: []transcript.Content{{Type: "text", Text: m.Text}}, Timestamp: now.UnixMilli()},
+		Message: &transcript.Message{Role: model.User, Content: []transcript.Content{{Type: "text", Text: out.prompt}}, Timestamp: now.UnixMilli()},
 	})
 	assistant := &transcript.Message{
 		Role: model.Assistant, Content: []transcript.Content{{Type: "text", Text: out.text}},
-		Provider: p.ModelRef.Provider, Model: p.ModelRef.Name, StopReason: out.stop, Timestamp: now.UnixMilli(),
+		Provider: ref.Provider, Model: ref.Name, StopReason: out.stop, Timestamp: now.UnixMilli(),
 		Usage: &transcript.Usage{Input: out.usage.Input, Output: out.usage.Output, TotalTokens: out.usage.Total},
 	}
 	lines = append(lines, transcript.Line{Type: "message", ID: transcript.EntryID(m.ID, 1), ParentID: &userID, Timestamp: ts, SourceID: m.ID, Message: assistant})
@@ -283,12 +403,16 @@ func (p *Processor) adopt(ctx context.Context, path string, seq int64, messageID
 	if err != nil {
 		return turnOutput{}, false, fmt.Errorf("read transcript part %d: %w", seq, err)
 	}
+	prompt := ""
 	for _, l := range lines {
 		if l.SourceID != messageID {
 			return turnOutput{}, false, nil
 		}
+		if l.Message != nil && l.Message.Role == model.User {
+			prompt = l.Message.Text()
+		}
 		if l.Message != nil && l.Message.Role == model.Assistant {
-			out := turnOutput{text: l.Message.Text(), stop: l.Message.StopReason}
+			out := turnOutput{prompt: prompt, text: l.Message.Text(), stop: l.Message.StopReason}
 			if u := l.Message.Usage; u != nil {
 				out.usage = model.Usage{Input: u.Input, Output: u.Output, Total: u.TotalTokens}
 			}

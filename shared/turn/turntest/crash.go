@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/session"
 	"github.com/zero-gateway/zero/shared/turn"
 )
@@ -14,8 +15,9 @@ var ErrCrash = errors.New("crash injected by turntest.CrashStore")
 
 // CrashStore wraps a turn.Store and fails chosen calls, each counter once
 // per unit: ...Before fails the call without doing it, ...After does it and
-// then fails, as a function killed right after its write would. Not safe
-// for concurrent use.
+// then fails, as a function killed right after its write would. Move is a
+// turn's commit when the session changes key, so it shares the Commit
+// counters. Not safe for concurrent use.
 type CrashStore struct {
 	turn.Store
 	CommitBefore, CommitAfter     int
@@ -26,6 +28,16 @@ type CrashStore struct {
 // Commit implements turn.Store.
 func (s *CrashStore) Commit(ctx context.Context, key string, e session.Entry, c turn.Context, r turn.Record) error {
 	return s.around(&s.CommitBefore, &s.CommitAfter, func() error { return s.Store.Commit(ctx, key, e, c, r) })
+}
+
+// Move implements turn.Mover when the wrapped store does; otherwise it
+// returns a fault.Internal error.
+func (s *CrashStore) Move(ctx context.Context, from string, fromVersion int64, to string, e session.Entry, r turn.Record) error {
+	m, ok := s.Store.(turn.Mover)
+	if !ok {
+		return fault.New(fault.Internal, "move session: %T does not implement turn.Mover", s.Store)
+	}
+	return s.around(&s.CommitBefore, &s.CommitAfter, func() error { return m.Move(ctx, from, fromVersion, to, e, r) })
 }
 
 // Progress implements turn.Store.

@@ -1,0 +1,40 @@
+package turn
+
+import "testing"
+
+func TestParseCommand(t *testing.T) {
+	triggers := []string{"/new", "/reset", "/fresh"}
+	tests := []struct {
+		name string
+		text string
+		want command
+	}{
+		{"plain text", "hello there", command{}},
+		{"new alone", "/new", command{name: "/new", reset: true}},
+		{"reset alone with spaces", "  /reset  ", command{name: "/reset", reset: true}},
+		{"new with text", "/new tell me a joke", command{name: "/new", rest: "tell me a joke", reset: true}},
+		{"new with model and text", "/new openai/gpt-4o hi", command{name: "/new", rest: "openai/gpt-4o hi", reset: true}},
+		{"new followed by a newline", "/new\nline two", command{name: "/new", rest: "line two", reset: true}},
+		{"configured trigger", "/fresh", command{name: "/fresh", reset: true}},
+		{"trigger is case-insensitive", "/NEW", command{name: "/new", reset: true}},
+		{"bot-addressed form in groups", "/reset@ZeroBot", command{name: "/reset", reset: true}},
+		{"not exact: longer word", "/newest", command{}},
+		{"trigger not first", "please /new", command{}},
+		{"status alone", "/status", command{name: "/status"}},
+		{"status addressed", "/status@ZeroBot", command{name: "/status"}},
+		{"status with text is not a command", "/status please", command{}},
+		{"send on", "/send on", command{name: "/send", arg: "on"}},
+		{"send OFF", "/send OFF", command{name: "/send", arg: "off"}},
+		{"send inherit", "/send inherit", command{name: "/send", arg: "inherit"}},
+		{"send without argument", "/send", command{name: "/send"}},
+		{"send with a sentence is not a command", "/send this to bob", command{}},
+		{"unknown command goes to the model", "/stop", command{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := parseCommand(tt.text, triggers); got != tt.want {
+				t.Fatalf("parseCommand(%q) = %+v; want %+v", tt.text, got, tt.want)
+			}
+		})
+	}
+}
