@@ -1,5 +1,7 @@
 package session
 
+import "strings"
+
 // Send policy actions, and the per-entry override values.
 const (
 	SendAllow = "allow"
@@ -29,6 +31,47 @@ type SendMatch struct {
 // Allows reports whether replies may be delivered for the session key on
 // channel/chatType. A per-entry override (allow|deny) decides alone; else
 // any matching deny rule wins over any matching allow; else Default.
+//
+// A rule matches when each match field it sets matches: Channel and
+// ChatType compared case-insensitively ("dm" and "direct" are the same
+// chat type), KeyPrefix a case-insensitive prefix of the key or of the key
+// without its agent prefix, so "cron:" matches cron sessions and
+// "agent:work:" one agent's. Rule order does not matter; a rule whose
+// action is neither allow nor deny is ignored. Default "deny" denies;
+// anything else allows.
 func (p SendPolicy) Allows(key, channel, chatType, override string) bool {
-	return override != SendDeny
+	switch normalizeID(override) {
+	case SendAllow:
+		return true
+	case SendDeny:
+		return false
+	}
+	key = normalizeID(key)
+	allowed := false
+	for _, r := range p.Rules {
+		action := normalizeID(r.Action)
+		if (action != SendAllow && action != SendDeny) || !r.Match.matches(key, channel, chatType) {
+			continue
+		}
+		if action == SendDeny {
+			return false
+		}
+		allowed = true
+	}
+	return allowed || normalizeID(p.Default) != SendDeny
+}
+
+// matches reports whether every field m sets matches; key is normalised.
+func (m SendMatch) matches(key, channel, chatType string) bool {
+	if c := normalizeID(m.Channel); c != "" && c != normalizeID(channel) {
+		return false
+	}
+	if t := normalizeID(m.ChatType); t != "" && chatTypeOf(t) != chatTypeOf(chatType) {
+		return false
+	}
+	if prefix := normalizeID(m.KeyPrefix); prefix != "" &&
+		!strings.HasPrefix(key, prefix) && !strings.HasPrefix(Stripped(key), prefix) {
+		return false
+	}
+	return true
 }
