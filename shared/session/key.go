@@ -241,7 +241,7 @@ func legacyGroup(k string) (ch, kind, id string, ok bool) {
 // reserved "global" is shown as "main", so callers never see "global";
 // every other key is shown as it is.
 func Display(key string, cfg KeyConfig) string {
-	if key == KeyGlobal && isGlobal(cfg) {
+	if normalizeID(key) == KeyGlobal && isGlobal(cfg) {
 		return DefaultMainKey
 	}
 	return key
