@@ -164,9 +164,10 @@ func TestResetCarriesOver(t *testing.T) {
 	if e.InputTokens < before.InputTokens || e.Version != before.Version+1 || e.TranscriptSeq != 1 {
 		t.Errorf("usage, version or transcript not as expected: before %+v after %+v", before, e)
 	}
-	// The old session's choice (deny) no longer applies: the greeting went out.
-	if len(r.sender.sent) != 1 {
-		t.Errorf("sent %d; want the first reply withheld and the greeting sent", len(r.sender.sent))
+	// The old session's choice (deny) no longer applies: the greeting went
+	// out after the first reply.
+	if len(r.sender.sent) != 2 {
+		t.Errorf("sent %d; want the first reply and the greeting", len(r.sender.sent))
 	}
 }
 
