@@ -1,35 +1,226 @@
 // Package config reads zero.json (JSON5): the seeds' session.*, agents.*,
 // bindings, tools.* and channels.* keys with their defaults, validated on
 // load. It is core: no AWS import; where the bytes come from is a Source.
-//
-// STUB: the API below is fixed; the implementation is being written.
 package config
 
 import (
-	"context"
-	"log/slog"
+	"errors"
 	"time"
 
+	// Lambda's minimal image has no zoneinfo; embed it so
+	// session.timeZone works everywhere.
+	_ "time/tzdata"
+
+	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/session"
 )
 
+// Defaults the seeds fix, and ZERO's where they are silent.
+const (
+	DefaultAtHour              = 4
+	DefaultMaxPingPongTurns    = 5
+	DefaultArchiveAfterMinutes = 60
+	DefaultTimeZone            = "UTC"
+)
+
+// Session tool visibility in a sandbox
+// (agents.defaults.sandbox.sessionToolsVisibility).
+const (
+	VisibilitySpawned = "spawned" // default: only sessions the agent spawned
+	VisibilityAll     = "all"
+)
+
+// Tool profiles (tools.profile, agents.list[].tools.profile,
+// tools.byProvider.<key>.profile).
+const (
+	ProfileMinimal   = "minimal"
+	ProfileCoding    = "coding"
+	ProfileMessaging = "messaging"
+	ProfileFull      = "full"
+)
+
 // Config is a parsed, validated zero.json. Treat it as read-only: a Cache
-// hands the same *Config to concurrent callers.
+// hands the same *Config to concurrent callers. Its fields hold the
+// defaults for every key the document omits; ids and names are trimmed and
+// lower-cased.
 type Config struct {
+	Session  Session
+	Agents   Agents
+	Bindings []session.Binding // in file order; PeerKind "dm" is stored as "direct"
+	Tools    Tools
+	Channels map[string]Channel // by lower-cased channel name
+
 	warnings []string
+}
+
+// Session is session.*.
+type Session struct {
+	Scope          string                         // per-sender (default) | global
+	DMScope        string                         // main (default) | per-peer | per-channel-peer | per-account-channel-peer
+	MainKey        string                         // default "main"
+	IdentityLinks  []session.IdentityLink         // in file order; peers "<provider>:<id>"
+	Reset          session.ResetPolicy            // resolved, after the legacy idle-only mapping
+	ResetByType    map[string]session.ResetPolicy // dm, group, thread; nil when unset
+	ResetByChannel map[string]session.ResetPolicy // by channel; nil when unset
+	ResetTriggers  []string                       // session.resetTriggers as written (trimmed, lower-cased); see Config.ResetTriggers
+	SendPolicy     session.SendPolicy
+	AgentToAgent   AgentToAgent
+	// TimeZone is the IANA zone daily resets use: session.timeZone, else
+	// agents.defaults.userTimezone, else "UTC". Location is it loaded.
+	TimeZone string
+	Location *time.Location
+}
+
+// AgentToAgent is session.agentToAgent.
+type AgentToAgent struct {
+	MaxPingPongTurns int // 0-5, default 5
+}
+
+// Agents is agents.*.
+type Agents struct {
+	Defaults AgentDefaults
+	List     []Agent // in file order
+}
+
+// AgentDefaults is agents.defaults.
+type AgentDefaults struct {
+	Model ModelChoice
+	// Models is the model catalog (agents.defaults.models) in file order.
+	Models       []CatalogModel
+	UserTimezone string // as written; Session.TimeZone is the one in use
+	Sandbox      Sandbox
+	Subagents    SubagentDefaults
+	Tools        ToolPolicy
+}
+
+// ModelChoice is a model setting: "provider/model" or {primary, fallbacks}.
+// A zero Primary means unset.
+type ModelChoice struct {
+	Primary   model.Ref
+	Fallbacks []model.Ref
+}
+
+// IsSet reports whether a primary model is configured.
+func (m ModelChoice) IsSet() bool { return m.Primary.Provider != "" }
+
+// CatalogModel is one agents.defaults.models entry.
+type CatalogModel struct {
+	Ref   model.Ref
+	Alias string // "" when none; matched case-insensitively
+}
+
+// Sandbox is agents.defaults.sandbox and agents.list[].sandbox.
+type Sandbox struct {
+	SessionToolsVisibility string // spawned (default) | all
+}
+
+// SubagentDefaults is agents.defaults.subagents.
+type SubagentDefaults struct {
+	// ArchiveAfterMinutes: sub-agent sessions are archived this long after
+	// they finish; default 60, 0 never archives.
+	ArchiveAfterMinutes int
+}
+
+// Agent is one agents.list[] entry.
+type Agent struct {
+	ID        string // normalised with session.NormalizeAgentID
+	Default   bool
+	Name      string
+	Model     ModelChoice // unset: agents.defaults.model applies
+	Tools     ToolPolicy
+	Subagents Subagents
+	// Sandbox is resolved: the agent's own setting, else agents.defaults.sandbox.
+	Sandbox Sandbox
+}
+
+// Subagents is agents.list[].subagents.
+type Subagents struct {
+	// AllowAgents lists the agent ids sessions_spawn may target ("*": any).
+	// nil means the seed's default: only the requesting agent.
+	AllowAgents []string
+}
+
+// ToolPolicy is a tools block: the top of tools.*, agents.defaults.tools,
+// agents.list[].tools and each byProvider entry. Tool names are trimmed and
+// lower-cased (matching is case-insensitive); nil Allow or Deny means
+// unset, an empty non-nil list means set to nothing.
+type ToolPolicy struct {
+	Profile string // minimal | coding | messaging | full; "" unset
+	Allow   []string
+	Deny    []string
+	// ByProvider is keyed by lower-cased "provider" or "provider/model".
+	// Its entries never have a ByProvider of their own.
+	ByProvider map[string]ToolPolicy
+}
+
+// Tools is tools.*.
+type Tools struct {
+	ToolPolicy
+	// Subagents is tools.subagents.tools: Allow and Deny only.
+	Subagents ToolPolicy
+}
+
+// Channel is channels.<name>. Ids are bare (no "<channel>:" prefix),
+// trimmed and lower-cased; "*" means anyone.
+type Channel struct {
+	AllowFrom []string // who may start turns; empty: nobody
+	Owners    []string // who may run owner-only commands; empty: nobody
 }
 
 // Parse reads a JSON5 document, applies the defaults and validates it.
 // An invalid document is a fault.Invalid error whose message names the
-// offending key path, e.g. `session.reset.atHour: must be 0-23, got 25`.
-// Unknown keys are not errors (upstream configs carry many ZERO does not
-// read); they are listed by Warnings.
-func Parse(data []byte) (*Config, error) { return &Config{}, nil }
+// offending key path, e.g. `session.reset.atHour: must be an integer 0-23,
+// got 25` (a syntax error names its line:column instead). Unknown keys are
+// not errors (upstream configs carry many ZERO does not read); they are
+// listed by Warnings. An empty document is Default().
+func Parse(data []byte) (*Config, error) {
+	js, empty, err := convert(data)
+	if err != nil {
+		var se *SyntaxError
+		if errors.As(err, &se) {
+			return nil, fault.New(fault.Invalid, "JSON5 syntax error at %s", se)
+		}
+		return nil, fault.Wrap(fault.Invalid, err, "JSON5")
+	}
+	if empty {
+		return Default(), nil
+	}
+	root, err := parseTree(js)
+	if err != nil {
+		// ToJSON only writes valid JSON; this is a bug, not bad input.
+		return nil, fault.Wrap(fault.Internal, err, "re-reading converted JSON")
+	}
+	r := &reader{}
+	c := decode(r, root)
+	if r.err != nil {
+		return nil, r.err
+	}
+	c.warnings = r.warnings
+	return c, nil
+}
 
 // Default is the configuration of an empty document. It admits nobody on
 // any channel.
-func Default() *Config { return &Config{} }
+func Default() *Config {
+	return &Config{
+		Session: Session{
+			Scope:        session.ScopePerSender,
+			DMScope:      session.ScopeMain,
+			MainKey:      session.DefaultMainKey,
+			Reset:        session.ResetPolicy{Mode: session.ResetDaily, AtHour: DefaultAtHour},
+			SendPolicy:   session.SendPolicy{Default: session.SendAllow},
+			AgentToAgent: AgentToAgent{MaxPingPongTurns: DefaultMaxPingPongTurns},
+			TimeZone:     DefaultTimeZone,
+			Location:     time.UTC,
+		},
+		Agents: Agents{Defaults: AgentDefaults{
+			Sandbox:   Sandbox{SessionToolsVisibility: VisibilitySpawned},
+			Subagents: SubagentDefaults{ArchiveAfterMinutes: DefaultArchiveAfterMinutes},
+		}},
+		Channels: map[string]Channel{},
+	}
+}
 
 // DevJSON is the configuration `zero dev` runs with when the user has no
 // zero.json: everyone may talk to the assistant and run owner commands.
@@ -39,71 +230,6 @@ const DevJSON = `{
   channels: { telegram: { allowFrom: ["*"], owners: ["*"] } },
 }`
 
-// Warnings lists unknown keys by path ("session.foo: unknown key, ignored").
+// Warnings lists unknown and ignored keys by path ("session.foo: unknown
+// key, ignored"): top-level keys first, then section by section.
 func (c *Config) Warnings() []string { return c.warnings }
-
-// Keys is the key-shaping part of session.*.
-func (c *Config) Keys() session.KeyConfig { return session.KeyConfig{} }
-
-// Routing is agents.list[] and bindings.
-func (c *Config) Routing() session.Agents { return session.Agents{} }
-
-// Lifecycle is session.reset, resetByType, resetByChannel and the time zone.
-func (c *Config) Lifecycle() session.Lifecycle {
-	return session.Lifecycle{Reset: session.ResetPolicy{Mode: session.ResetDaily, AtHour: 4}, Location: time.UTC}
-}
-
-// SendPolicy is session.sendPolicy.
-func (c *Config) SendPolicy() session.SendPolicy { return session.SendPolicy{Default: session.SendAllow} }
-
-// ResetTriggers are the exact commands that reset a session: "/new",
-// "/reset" and session.resetTriggers.
-func (c *Config) ResetTriggers() []string { return []string{"/new", "/reset"} }
-
-// Admits reports whether channels.<channel>.allowFrom lets sender (a peer
-// id on that channel, with or without the "<channel>:" prefix) start turns.
-func (c *Config) Admits(channel, sender string) bool { return false }
-
-// IsOwner reports whether sender is in channels.<channel>.owners.
-func (c *Config) IsOwner(channel, sender string) bool { return false }
-
-// DefaultModel is the model of agentID: agents.list[].model, else
-// agents.defaults.model; ok is false when neither is set.
-func (c *Config) DefaultModel(agentID string) (ref model.Ref, ok bool) { return model.Ref{}, false }
-
-// ResolveModel resolves what a user typed after /new: an alias from
-// agents.defaults.models, a "provider/model" ref, or a provider name
-// (fuzzy) naming that provider's configured model.
-func (c *Config) ResolveModel(input string) (model.Ref, bool) { return model.Ref{}, false }
-
-// Source supplies the raw document. Version changes whenever the content
-// does (an SSM parameter version, a file's mtime and size).
-type Source interface {
-	Fetch(ctx context.Context) (data []byte, version string, err error)
-}
-
-// Cache keeps the parsed config across warm invocations and re-reads the
-// source at most every TTL. Safe for concurrent use.
-type Cache struct {
-	src Source
-	ttl time.Duration
-	log *slog.Logger
-}
-
-// NewCache returns a Cache over src.
-func NewCache(src Source, ttl time.Duration, log *slog.Logger) *Cache {
-	return &Cache{src: src, ttl: ttl, log: log}
-}
-
-// Current returns the config, fetching it on first use and again once TTL
-// has passed; a new version is parsed, an unchanged one is not. When a
-// re-fetch fails or the new version is invalid, the last good config stays
-// in use and the error is logged; with no good config yet the error is
-// returned.
-func (c *Cache) Current(ctx context.Context) (*Config, error) {
-	data, _, err := c.src.Fetch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return Parse(data)
-}

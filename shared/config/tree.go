@@ -1,0 +1,320 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/zero-gateway/zero/shared/fault"
+)
+
+// node is one JSON value. Objects keep their members in document order,
+// which a Go map would lose (identityLinks and the model catalog need it).
+type node struct {
+	kind    nodeKind
+	text    string // a string's value, a number's literal text
+	boolean bool
+	members []member // objects, in document order, duplicates included
+	items   []*node  // lists
+}
+
+type member struct {
+	key string
+	val *node
+}
+
+type nodeKind int
+
+const (
+	nullNode nodeKind = iota
+	objectNode
+	listNode
+	stringNode
+	numberNode
+	boolNode
+)
+
+// parseTree reads standard JSON (ToJSON's output) with a token stream.
+func parseTree(data []byte) (*node, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	return readNode(dec)
+}
+
+func readNode(dec *json.Decoder) (*node, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		n := &node{kind: objectNode}
+		if t == '[' {
+			n.kind = listNode
+		}
+		for dec.More() {
+			if n.kind == listNode {
+				item, err := readNode(dec)
+				if err != nil {
+					return nil, err
+				}
+				n.items = append(n.items, item)
+				continue
+			}
+			key, err := dec.Token()
+			if err != nil {
+				return nil, err
+			}
+			val, err := readNode(dec)
+			if err != nil {
+				return nil, err
+			}
+			n.members = append(n.members, member{key: key.(string), val: val})
+		}
+		if _, err := dec.Token(); err != nil { // the closing delimiter
+			return nil, err
+		}
+		return n, nil
+	case string:
+		return &node{kind: stringNode, text: t}, nil
+	case json.Number:
+		return &node{kind: numberNode, text: string(t)}, nil
+	case bool:
+		return &node{kind: boolNode, boolean: t}, nil
+	}
+	return &node{kind: nullNode}, nil
+}
+
+// describe shows a value in an error message.
+func (n *node) describe() string {
+	switch n.kind {
+	case objectNode:
+		return "an object"
+	case listNode:
+		return "a list"
+	case stringNode:
+		return strconv.Quote(n.text)
+	case numberNode:
+		return n.text
+	case boolNode:
+		return strconv.FormatBool(n.boolean)
+	}
+	return "null"
+}
+
+// reader decodes a tree with key paths. The first error is kept and later
+// ones are dropped, so decoding code reads straight through without error
+// checks; Parse returns reader.err.
+type reader struct {
+	err      error
+	warnings []string
+}
+
+func (r *reader) failf(path, format string, args ...any) {
+	if r.err == nil {
+		r.err = fault.New(fault.Invalid, "%s: %s", path, fmt.Sprintf(format, args...))
+	}
+}
+
+func (r *reader) warnf(path, format string, args ...any) {
+	r.warnings = append(r.warnings, path+": "+fmt.Sprintf(format, args...))
+}
+
+var plainKey = regexp.MustCompile(`^[A-Za-z0-9_$-]+$`)
+
+// child is the path of key under path: a.b, or a["x/y"] for keys that
+// would be ambiguous after a dot.
+func child(path, key string) string {
+	if !plainKey.MatchString(key) {
+		return path + "[" + strconv.Quote(key) + "]"
+	}
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func index(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
+
+// object is an object being read. Fields taken with field are known; close
+// warns about the others.
+type object struct {
+	r       *reader
+	path    string
+	members []member // deduplicated: first position, last value (as JavaScript)
+	used    map[string]bool
+}
+
+// object opens n (nil or null: an empty object) at path.
+func (r *reader) object(n *node, path string) *object {
+	o := &object{r: r, path: path, used: map[string]bool{}}
+	if n == nil || n.kind == nullNode {
+		return o
+	}
+	if n.kind != objectNode {
+		r.failf(path, "must be an object, got %s", n.describe())
+		return o
+	}
+	at := map[string]int{}
+	for _, m := range n.members {
+		if i, dup := at[m.key]; dup {
+			r.warnf(child(path, m.key), "duplicate key, the last one wins")
+			o.members[i].val = m.val
+			continue
+		}
+		at[m.key] = len(o.members)
+		o.members = append(o.members, m)
+	}
+	return o
+}
+
+// field returns the value of key (nil when absent or null) and its path.
+func (o *object) field(key string) (*node, string) {
+	o.used[key] = true
+	p := child(o.path, key)
+	for _, m := range o.members {
+		if m.key == key {
+			if m.val.kind == nullNode {
+				return nil, p
+			}
+			return m.val, p
+		}
+	}
+	return nil, p
+}
+
+// entries returns every member except null ones, for objects used as maps
+// (identityLinks, channels, ...); all keys count as known.
+func (o *object) entries() []member {
+	var out []member
+	for _, m := range o.members {
+		o.used[m.key] = true
+		if m.val.kind != nullNode {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// close warns about every key no field call asked for.
+func (o *object) close() {
+	for _, m := range o.members {
+		if !o.used[m.key] {
+			o.r.warnf(child(o.path, m.key), "unknown key, ignored")
+		}
+	}
+}
+
+// list returns the items of n: nil when absent or null, non-nil when set.
+func (r *reader) list(n *node, path string) []*node {
+	if n == nil || n.kind == nullNode {
+		return nil
+	}
+	if n.kind != listNode {
+		r.failf(path, "must be a list, got %s", n.describe())
+		return nil
+	}
+	if n.items == nil {
+		return []*node{} // set, and empty: "allow: []" is not "no allow"
+	}
+	return n.items
+}
+
+// str returns n as a trimmed string.
+func (r *reader) str(n *node, path string) string {
+	if n.kind != stringNode {
+		r.failf(path, "must be a string, got %s", n.describe())
+		return ""
+	}
+	return strings.TrimSpace(n.text)
+}
+
+// name is a required string: trimmed, lower-cased, not empty.
+func (r *reader) name(n *node, path string) string {
+	s := strings.ToLower(r.str(n, path))
+	if s == "" && n.kind == stringNode {
+		r.failf(path, "must not be empty")
+	}
+	return s
+}
+
+// enum returns n lower-cased when it is one of allowed.
+func (r *reader) enum(n *node, path string, allowed ...string) string {
+	if n.kind == stringNode {
+		s := strings.ToLower(strings.TrimSpace(n.text))
+		for _, a := range allowed {
+			if s == a {
+				return s
+			}
+		}
+	}
+	r.failf(path, "must be one of %s, got %s", strings.Join(allowed, ", "), n.describe())
+	return ""
+}
+
+// boolean returns n as a bool.
+func (r *reader) boolean(n *node, path string) bool {
+	if n.kind != boolNode {
+		r.failf(path, "must be true or false, got %s", n.describe())
+	}
+	return n.boolean
+}
+
+// integer returns n when it is a whole number in [lo, hi]; want describes
+// the range for the message ("an integer 0-23").
+func (r *reader) integer(n *node, path string, lo, hi int, want string) int {
+	if n.kind != numberNode {
+		r.failf(path, "must be a number, got %s", n.describe())
+		return 0
+	}
+	f, err := strconv.ParseFloat(n.text, 64)
+	if err != nil || f != math.Trunc(f) || f < float64(lo) || f > float64(hi) {
+		r.failf(path, "must be %s, got %s", want, n.text)
+		return 0
+	}
+	return int(f)
+}
+
+// minutes is a whole number of minutes >= 0.
+func (r *reader) minutes(n *node, path string) int {
+	// 100 years: far beyond any sensible window, far below int overflow.
+	return r.integer(n, path, 0, 100*366*24*60, "a whole number of minutes >= 0")
+}
+
+// id returns a string or integer id, trimmed and lower-cased. Channel ids
+// (Telegram chats) are often written as bare numbers.
+func (r *reader) id(n *node, path string) string {
+	switch n.kind {
+	case stringNode:
+		s := strings.ToLower(strings.TrimSpace(n.text))
+		if s == "" {
+			r.failf(path, "must not be empty")
+		}
+		return s
+	case numberNode:
+		if _, err := strconv.ParseInt(n.text, 10, 64); err != nil {
+			r.failf(path, "must be a string or an integer id, got %s", n.text)
+		}
+		return n.text
+	}
+	r.failf(path, "must be a string or an integer id, got %s", n.describe())
+	return ""
+}
+
+// names is a list of non-empty strings, trimmed and lower-cased (tool
+// names, triggers). nil when absent.
+func (r *reader) names(n *node, path string) []string {
+	items := r.list(n, path)
+	if items == nil {
+		return nil
+	}
+	out := make([]string, 0, len(items))
+	for i, item := range items {
+		out = append(out, r.name(item, index(path, i)))
+	}
+	return out
+}
