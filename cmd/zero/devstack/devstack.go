@@ -28,9 +28,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
 	"github.com/zero-gateway/zero/shared/awsconfig"
 	"github.com/zero-gateway/zero/shared/emulator"
+	"github.com/zero-gateway/zero/shared/ssmparam"
 )
 
 // Defaults used when Options leave a field empty.
@@ -39,6 +41,9 @@ const (
 	DefaultFrontAddr    = "127.0.0.1:3000"
 	DefaultEmulatorAddr = "127.0.0.1:4566"
 	DefaultPollWait     = 20 * time.Second
+	// DefaultConfigTTL is how often the local functions re-read zero.json,
+	// short so that edits apply within seconds (deployed: 30 s).
+	DefaultConfigTTL = 2 * time.Second
 	// DefaultIntegrationTimeout is API Gateway's HTTP API limit.
 	DefaultIntegrationTimeout = 30 * time.Second
 )
@@ -80,6 +85,17 @@ type Options struct {
 	Params map[string]string
 	// ExtraEnv ("K=V") is added last to every function's environment.
 	ExtraEnv []string
+
+	// Config is the zero.json document Start writes into the config
+	// parameter (the SSM parameter named by the functions'
+	// ZERO_CONFIG_PARAMETER) once it is provisioned; nil keeps the
+	// template's value. Start fails when Config is set and no function
+	// reads a config parameter. Parse it first: Start does not validate it.
+	Config []byte
+	// ConfigTTL is passed to the functions that read the config parameter
+	// as ZERO_CONFIG_TTL: how long they keep the config before checking
+	// its version again. Default 2 s.
+	ConfigTTL time.Duration
 
 	// PollWait is the SQS long-poll wait of the event source mappings,
 	// whole seconds from 1 to 20. Default 20 s.
@@ -191,6 +207,13 @@ func Start(ctx context.Context, opts Options) (st *Stack, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.Config != nil {
+		version, err := s.PutConfig(ctx, opts.Config)
+		if err != nil {
+			return nil, err
+		}
+		s.logf("config written to parameter %s (version %s)", s.Resources.ConfigParameter, version)
+	}
 	bootstraps, err := s.buildAll(ctx)
 	if err != nil {
 		return nil, err
@@ -234,6 +257,9 @@ func withDefaults(o Options) (Options, error) {
 	}
 	if o.PollWait <= 0 {
 		o.PollWait = DefaultPollWait
+	}
+	if o.ConfigTTL <= 0 {
+		o.ConfigTTL = DefaultConfigTTL
 	}
 	o.PollWait = min(max(o.PollWait.Round(time.Second), time.Second), 20*time.Second)
 	if o.BuildDir == "" {
@@ -348,8 +374,9 @@ var passthroughEnv = []string{
 
 // functionEnv is the environment of fn's RIE processes (which pass it on
 // to the runtime): a few host variables, then the emulator's endpoint and
-// dummy credentials, the template's variables, Lambda's reserved
-// variables, and ExtraEnv last. Nothing else leaks from the host (no
+// dummy credentials, the template's variables (plus ZERO_CONFIG_TTL where
+// ZERO_CONFIG_PARAMETER is set), Lambda's reserved variables, and
+// ExtraEnv last. Nothing else leaks from the host (no
 // AWS_PROFILE, no real credentials).
 func (s *Stack) functionEnv(fn Function, bootstrap string) []string {
 	vals := map[string]string{}
@@ -363,6 +390,9 @@ func (s *Stack) functionEnv(fn Function, bootstrap string) []string {
 	vals["AWS_SECRET_ACCESS_KEY"] = "test"
 	for k, v := range fn.Env {
 		vals[k] = v
+	}
+	if _, ok := fn.Env[configParameterEnv]; ok {
+		vals[configTTLEnv] = s.opts.ConfigTTL.String()
 	}
 	for k, v := range map[string]string{
 		"AWS_REGION":                      s.opts.Region,
@@ -486,6 +516,21 @@ func (s *Stack) invoke(ctx context.Context, function string, payload []byte) ([]
 	return p.invoke(ctx, payload)
 }
 
+// PutConfig replaces the document in the config parameter (see
+// Options.Config) and returns the parameter's new version. The functions
+// see it within ConfigTTL. It does not validate data.
+func (s *Stack) PutConfig(ctx context.Context, data []byte) (version string, err error) {
+	name := s.Resources.ConfigParameter
+	if name == "" {
+		return "", fmt.Errorf("write config: no function of the template reads a config parameter (%s)", configParameterEnv)
+	}
+	version, err = ssmparam.New(ssm.NewFromConfig(s.AWSConfig), name).Put(ctx, data)
+	if err != nil {
+		return "", fmt.Errorf("write config: %w", err)
+	}
+	return version, nil
+}
+
 // Invoke runs the function with logical id function on payload, as a
 // synchronous Lambda invoke does, and returns its response. A failure the
 // function reports (error, panic, crash, timeout) is a *FunctionError.
@@ -559,6 +604,9 @@ func (s *Stack) Describe() string {
 	}
 	for _, id := range sortedKeys(r.Buckets) {
 		fmt.Fprintf(w, "bucket %s\t%s\n", id, r.Buckets[id].Name)
+	}
+	for _, id := range sortedKeys(r.SSMParameters) {
+		fmt.Fprintf(w, "parameter %s\t%s\n", id, r.SSMParameters[id].Name)
 	}
 	for _, id := range sortedKeys(r.Functions) {
 		fn := r.Functions[id]

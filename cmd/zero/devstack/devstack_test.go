@@ -26,6 +26,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
+	ssmtypes "github.com/aws/aws-sdk-go-v2/service/ssm/types"
 
 	"github.com/zero-gateway/zero/shared/awsconfig"
 	"github.com/zero-gateway/zero/shared/emulator"
@@ -160,7 +162,20 @@ func TestProvisionFromTemplate(t *testing.T) {
 		for _, a := range d.Table.AttributeDefinitions {
 			types[aws.ToString(a.AttributeName)] = a.AttributeType
 		}
-		eq(t, "attribute types", types, map[string]ddbtypes.ScalarAttributeType{"pk": "S", "sk": "S"})
+		eq(t, "attribute types", types, map[string]ddbtypes.ScalarAttributeType{
+			"pk": "S", "sk": "S", "agentId": "S", "updatedAt": "N", "sessionId": "S",
+		})
+		indexes := map[string][]ddbtypes.KeySchemaElement{}
+		for _, gsi := range d.Table.GlobalSecondaryIndexes {
+			indexes[aws.ToString(gsi.IndexName)] = gsi.KeySchema
+		}
+		eq(t, "indexes", indexes, map[string][]ddbtypes.KeySchemaElement{
+			"byAgent": {
+				{AttributeName: aws.String("agentId"), KeyType: ddbtypes.KeyTypeHash},
+				{AttributeName: aws.String("updatedAt"), KeyType: ddbtypes.KeyTypeRange},
+			},
+			"bySessionId": {{AttributeName: aws.String("sessionId"), KeyType: ddbtypes.KeyTypeHash}},
+		})
 		if d.Table.BillingModeSummary != nil {
 			eq(t, "billing", d.Table.BillingModeSummary.BillingMode, ddbtypes.BillingModePayPerRequest)
 		}
@@ -208,6 +223,7 @@ func TestProvisionFromTemplate(t *testing.T) {
 			"ZERO_QUEUE_URL":          res.Queues["WorkQueue"].URL,
 			"TELEGRAM_WEBHOOK_SECRET": "test_secret-1",
 			"TELEGRAM_BOT_TOKEN":      "123456:test-token",
+			"ZERO_CONFIG_PARAMETER":   "/zero/" + prefix + "/config",
 		})
 		eq(t, "runner env", run.Env, map[string]string{
 			"ZERO_TABLE":            prefix + "-sessiontable",
@@ -217,6 +233,7 @@ func TestProvisionFromTemplate(t *testing.T) {
 			"OPENAI_API_KEY":        "",
 			"OPENAI_BASE_URL":       "https://api.openai.com/v1",
 			"ZERO_MODEL":            "zero/echo",
+			"ZERO_CONFIG_PARAMETER": "/zero/" + prefix + "/config",
 		})
 		eq(t, "routes", res.Routes, []Route{{Method: "POST", Path: "/webhooks/telegram", Function: "TelegramWebhook"}})
 		eq(t, "event sources", res.EventSources, []EventSource{{
@@ -224,6 +241,18 @@ func TestProvisionFromTemplate(t *testing.T) {
 			QueueURL: res.Queues["WorkQueue"].URL, QueueARN: res.Queues["WorkQueue"].ARN,
 			BatchSize: 10, ReportBatchItemFailures: true, Enabled: true,
 		}})
+	})
+
+	t.Run("config parameter", func(t *testing.T) {
+		name := "/zero/" + prefix + "/config"
+		eq(t, "parameters", res.SSMParameters, map[string]SSMParameter{
+			"ConfigParameter": {LogicalID: "ConfigParameter", Name: name, Type: "String"},
+		})
+		eq(t, "config parameter", res.ConfigParameter, name)
+		got := describeParameter(t, ssm.NewFromConfig(cfg), name)
+		eq(t, "value", got.value, "{}")
+		eq(t, "type", got.typ, "String")
+		eq(t, "description", got.description, "ZERO configuration (zero.json, JSON or JSON5).")
 	})
 
 	t.Run("idempotent", func(t *testing.T) {
@@ -234,7 +263,96 @@ func TestProvisionFromTemplate(t *testing.T) {
 		eq(t, "queues", again.Queues, res.Queues)
 		eq(t, "tables", again.Tables, res.Tables)
 		eq(t, "buckets", again.Buckets, res.Buckets)
+		eq(t, "parameters", again.SSMParameters, res.SSMParameters)
 	})
+}
+
+// ssmTemplate has a named parameter the function reads its config from,
+// an unnamed StringList, and refers to both.
+const ssmTemplate = `{
+  "Parameters": {"Doc": {"Type": "String", "Default": "{a: 1}"}},
+  "Resources": {
+    "Config": {"Type": "AWS::SSM::Parameter", "Properties": {
+      "Name": {"Fn::Sub": "/zero/${AWS::StackName}/config"}, "Type": "String",
+      "Value": {"Ref": "Doc"}, "Description": "the doc", "Tier": "Intelligent-Tiering"}},
+    "Hosts": {"Type": "AWS::SSM::Parameter", "Properties": {"Type": "StringList", "Value": ["a", "b"],
+      "Tags": {"team": "zero"}}},
+    "Fn": {"Type": "AWS::Lambda::Function", "Properties": {"Environment": {"Variables": {
+      "ZERO_CONFIG_PARAMETER": {"Ref": "Config"}, "HOSTS": {"Fn::GetAtt": ["Hosts", "Value"]},
+      "HOSTS_NAME": {"Ref": "Hosts"}}}}}
+  }
+}`
+
+func TestProvisionSSMParameter(t *testing.T) {
+	need(t, "AWS emulator", emuErr)
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "template.json")
+	if err := os.WriteFile(path, []byte(ssmTemplate), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tmpl, err := LoadTemplate(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := awsconfig.Load(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := ssm.NewFromConfig(cfg)
+	prefix := uniquePrefix(t, "ssm")
+	configName, hostsName := "/zero/"+prefix+"/config", prefix+"-hosts"
+	t.Cleanup(func() {
+		client.DeleteParameters(context.Background(), &ssm.DeleteParametersInput{Names: []string{configName, hostsName}})
+	})
+	res, err := Provision(ctx, cfg, tmpl, ProvisionOptions{StackName: prefix, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eq(t, "parameters", res.SSMParameters, map[string]SSMParameter{
+		"Config": {LogicalID: "Config", Name: configName, Type: "String"},
+		"Hosts":  {LogicalID: "Hosts", Name: hostsName, Type: "StringList"},
+	})
+	eq(t, "config parameter", res.ConfigParameter, configName)
+	eq(t, "env", res.Functions["Fn"].Env, map[string]string{
+		"ZERO_CONFIG_PARAMETER": configName, "HOSTS": "a,b", "HOSTS_NAME": hostsName,
+	})
+	got := describeParameter(t, client, configName)
+	eq(t, "config", got, parameterState{value: "{a: 1}", typ: "String", description: "the doc", version: 1})
+	got = describeParameter(t, client, hostsName)
+	eq(t, "hosts", got, parameterState{value: "a,b", typ: "StringList", version: 1})
+
+	// Provisioning again sets the template's value, as a stack update
+	// does: a new version.
+	if _, err := Provision(ctx, cfg, tmpl, ProvisionOptions{StackName: prefix, Params: map[string]string{"Doc": "{a: 2}"}}); err != nil {
+		t.Fatalf("second Provision: %v", err)
+	}
+	got = describeParameter(t, client, configName)
+	eq(t, "config after update", got, parameterState{value: "{a: 2}", typ: "String", description: "the doc", version: 2})
+}
+
+type parameterState struct {
+	value, typ, description string
+	version                 int64
+}
+
+// describeParameter reads a parameter's value, type, description and version.
+func describeParameter(t *testing.T, client *ssm.Client, name string) parameterState {
+	t.Helper()
+	ctx := context.Background()
+	got, err := client.GetParameter(ctx, &ssm.GetParameterInput{Name: aws.String(name)})
+	if err != nil {
+		t.Fatalf("get parameter %s: %v", name, err)
+	}
+	st := parameterState{value: aws.ToString(got.Parameter.Value), typ: string(got.Parameter.Type), version: got.Parameter.Version}
+	desc, err := client.DescribeParameters(ctx, &ssm.DescribeParametersInput{
+		ParameterFilters: []ssmtypes.ParameterStringFilter{{Key: aws.String("Name"), Option: aws.String("Equals"), Values: []string{name}}},
+	})
+	if err != nil || len(desc.Parameters) != 1 {
+		t.Fatalf("describe parameter %s: %v (%d found)", name, err, len(desc.Parameters))
+	}
+	st.description = aws.ToString(desc.Parameters[0].Description)
+	return st
 }
 
 func queueAttrs(t *testing.T, client *sqs.Client, url string) map[string]string {

@@ -21,6 +21,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
+
+	"github.com/zero-gateway/zero/shared/ssmparam"
 )
 
 // fakeTelegram is a Bot API server that records sendMessage calls and
@@ -141,6 +144,9 @@ func (l *invocationLog) snapshot() (batches, requests []invocation) {
 const (
 	e2eToken  = "123456:e2e-token"
 	e2eSecret = "e2e_secret-1"
+	// e2eConfig admits the sample update's sender (the webhook admits
+	// nobody on a channel without allowFrom).
+	e2eConfig = `{channels: {telegram: {allowFrom: ["*"], owners: ["*"]}}}`
 )
 
 // e2eStack starts the whole local stack from template.yaml with the real
@@ -160,6 +166,7 @@ func e2eStack(t *testing.T, quiet bool) (*Stack, *fakeTelegram, *invocationLog) 
 			"TelegramBotToken": e2eToken, "TelegramWebhookSecret": e2eSecret,
 			"TelegramAPIBaseURL": tg.URL, "ZeroModel": "zero/echo",
 		},
+		Config:   []byte(e2eConfig),
 		PollWait: time.Second,
 		Output:   logs,
 	})
@@ -282,6 +289,27 @@ func TestEndToEndTelegram(t *testing.T) {
 		t.Fatalf("transcript part =\n%s\nwant header, user and assistant lines", part)
 	}
 
+	t.Run("config is in the parameter the functions read", func(t *testing.T) {
+		name := st.Resources.ConfigParameter
+		for _, fn := range []string{"TelegramWebhook", "Runner"} {
+			env := strings.Join(st.FunctionEnv[fn], "\n") + "\n"
+			for _, want := range []string{"ZERO_CONFIG_PARAMETER=" + name + "\n", "ZERO_CONFIG_TTL=2s\n"} {
+				if !strings.Contains(env, want) {
+					t.Errorf("%s environment lacks %q", fn, strings.TrimSpace(want))
+				}
+			}
+		}
+		src := ssmparam.New(ssm.NewFromConfig(st.AWSConfig), name)
+		data, v1, err := src.Fetch(ctx)
+		if err != nil || string(data) != e2eConfig {
+			t.Fatalf("parameter %s = %q, %v; want %q", name, data, err, e2eConfig)
+		}
+		v2, err := st.PutConfig(ctx, []byte(e2eConfig))
+		if err != nil || v2 == v1 {
+			t.Fatalf("PutConfig: version %q, %v; want a version after %q", v2, err, v1)
+		}
+	})
+
 	// Telegram redelivers the same update: no second turn, no second reply.
 	// The next update's reply proves the replay was handled first (same
 	// FIFO group).
@@ -299,10 +327,30 @@ func TestEndToEndTelegram(t *testing.T) {
 	}
 }
 
+// configReads is the number of zero.json reads (SSM GetParameter) in an
+// invocation's aws_ops ("SQS.SendMessage=1 SSM.GetParameter=1").
+func configReads(inv invocation) int {
+	for _, op := range strings.Fields(inv.AWSOps) {
+		if name, n, ok := strings.Cut(op, "="); ok && name == "SSM.GetParameter" {
+			var i int
+			fmt.Sscan(n, &i)
+			return i
+		}
+	}
+	return 0
+}
+
+// turnCalls are an invocation's AWS calls without the config reads: a
+// function re-reads zero.json once per ZERO_CONFIG_TTL (30 s deployed, 2 s
+// here), not once per turn.
+func turnCalls(inv invocation) int { return inv.AWSCalls - configReads(inv) }
+
 // TestTurnAWSCalls counts the AWS API calls of plain text turns on the
 // end-to-end path (the functions log the count of each invocation, taken by
 // an SDK middleware). It checks the design's budget: the webhook makes one
-// call, a turn at most 6 in all, and a later turn no more than the first.
+// call, a turn at most 6 in all, and a later turn no more than the first;
+// config reads (at most one per invocation) are counted apart, as they
+// happen once per config TTL, not per turn.
 // With ZERO_BENCH=1 (make bench) it runs 200 turns and prints the numbers.
 func TestTurnAWSCalls(t *testing.T) {
 	turns := 3
@@ -322,10 +370,18 @@ func TestTurnAWSCalls(t *testing.T) {
 	if len(requests) != turns {
 		t.Fatalf("%d webhook invocations logged; want %d", len(requests), turns)
 	}
+	reads := 0
 	for i, r := range requests {
-		if r.Status != http.StatusOK || r.AWSCalls != 1 {
-			t.Fatalf("webhook request %d: status %d, %d AWS calls (%s); want 200 and 1", i+1, r.Status, r.AWSCalls, r.AWSOps)
+		if r.Status != http.StatusOK || turnCalls(r) != 1 || configReads(r) > 1 {
+			t.Fatalf("webhook request %d: status %d, AWS calls %s; want 200, 1 call and at most 1 config read", i+1, r.Status, r.AWSOps)
 		}
+		reads += configReads(r)
+	}
+	for i, b := range batches {
+		if configReads(b) > 1 {
+			t.Fatalf("runner batch %d reads the config %d times (%s); want at most once", i+1, configReads(b), b.AWSOps)
+		}
+		reads += configReads(b)
 	}
 	first, last := batches[0], batches[turns-1]
 	for _, b := range []invocation{first, last} {
@@ -333,14 +389,15 @@ func TestTurnAWSCalls(t *testing.T) {
 			t.Fatalf("runner batch of %d records; want 1", b.Records)
 		}
 	}
-	perTurn := func(b invocation) int { return b.AWSCalls + requests[0].AWSCalls }
-	t.Logf("BENCH aws_calls_per_turn turn=1 total=%d webhook=%d runner=%d (%s)", perTurn(first), requests[0].AWSCalls, first.AWSCalls, first.AWSOps)
-	t.Logf("BENCH aws_calls_per_turn turn=%d total=%d webhook=%d runner=%d (%s)", turns, perTurn(last), requests[turns-1].AWSCalls, last.AWSCalls, last.AWSOps)
+	perTurn := func(b invocation) int { return turnCalls(b) + turnCalls(requests[0]) }
+	t.Logf("BENCH aws_calls_per_turn turn=1 total=%d webhook=%d runner=%d (%s)", perTurn(first), turnCalls(requests[0]), turnCalls(first), first.AWSOps)
+	t.Logf("BENCH aws_calls_per_turn turn=%d total=%d webhook=%d runner=%d (%s)", turns, perTurn(last), turnCalls(requests[turns-1]), turnCalls(last), last.AWSOps)
+	t.Logf("BENCH config_reads turns=%d reads=%d (ZERO_CONFIG_TTL %s)", turns, reads, DefaultConfigTTL)
 	if perTurn(first) > 6 || perTurn(last) > 6 {
-		t.Errorf("a turn makes more than 6 AWS calls: first %d, last %d", perTurn(first), perTurn(last))
+		t.Errorf("a turn makes more than 6 AWS calls besides config reads: first %d, last %d", perTurn(first), perTurn(last))
 	}
-	if last.AWSCalls != first.AWSCalls {
-		t.Errorf("turn %d makes %d runner AWS calls, turn 1 makes %d; want the same", turns, last.AWSCalls, first.AWSCalls)
+	if turnCalls(last) != turnCalls(first) {
+		t.Errorf("turn %d makes %d runner AWS calls, turn 1 makes %d (config reads aside); want the same", turns, turnCalls(last), turnCalls(first))
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 )
 
@@ -26,6 +27,7 @@ const (
 	typeQueue    = "AWS::SQS::Queue"
 	typeTable    = "AWS::DynamoDB::Table"
 	typeBucket   = "AWS::S3::Bucket"
+	typeSSMParam = "AWS::SSM::Parameter"
 	typeFunction = "AWS::Lambda::Function"
 	typeESM      = "AWS::Lambda::EventSourceMapping"
 	typeHTTPAPI  = "AWS::ApiGatewayV2::Api"
@@ -38,10 +40,15 @@ type Resources struct {
 	Region    string
 	AccountID string
 
-	Queues    map[string]Queue
-	Tables    map[string]Table
-	Buckets   map[string]Bucket
-	Functions map[string]Function
+	Queues        map[string]Queue
+	Tables        map[string]Table
+	Buckets       map[string]Bucket
+	SSMParameters map[string]SSMParameter
+	Functions     map[string]Function
+
+	// ConfigParameter is the name of the SSM parameter the functions read
+	// zero.json from (their ZERO_CONFIG_PARAMETER), "" when none does.
+	ConfigParameter string
 
 	// Routes are the HTTP API routes, in template order of paths and methods.
 	Routes []Route
@@ -70,6 +77,14 @@ type Bucket struct {
 	LogicalID string
 	Name      string
 	ARN       string
+}
+
+// SSMParameter is a provisioned SSM Parameter Store parameter.
+type SSMParameter struct {
+	LogicalID string
+	Name      string
+	// Type is String or StringList.
+	Type string
 }
 
 // Function is a Lambda function of the template, to be run under the RIE.
@@ -133,7 +148,8 @@ type ProvisionOptions struct {
 
 var stackNamePattern = regexp.MustCompile(`^[a-z][a-z0-9-]{0,39}$`)
 
-// Provision creates the template's queues, tables and buckets on the
+// Provision creates the template's queues, tables, buckets and SSM
+// parameters on the
 // endpoint of cfg (which must point at an emulator) and reads its functions,
 // HTTP API routes and SQS event source mappings. It is idempotent: existing
 // resources are reused and their settings re-applied. Resource types that
@@ -153,15 +169,17 @@ func Provision(ctx context.Context, cfg aws.Config, t *Template, opts ProvisionO
 	p := &provisioner{
 		sqs:  sqs.NewFromConfig(cfg),
 		ddb:  dynamodb.NewFromConfig(cfg),
+		ssm:  ssm.NewFromConfig(cfg),
 		s3:   s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = true }),
 		logf: logf,
 		res: &Resources{
-			StackName: opts.StackName,
-			Region:    cfg.Region,
-			Queues:    map[string]Queue{},
-			Tables:    map[string]Table{},
-			Buckets:   map[string]Bucket{},
-			Functions: map[string]Function{},
+			StackName:     opts.StackName,
+			Region:        cfg.Region,
+			Queues:        map[string]Queue{},
+			Tables:        map[string]Table{},
+			Buckets:       map[string]Bucket{},
+			SSMParameters: map[string]SSMParameter{},
+			Functions:     map[string]Function{},
 		},
 		tmpl: t,
 	}
@@ -182,12 +200,17 @@ func Provision(ctx context.Context, cfg aws.Config, t *Template, opts ProvisionO
 			err = p.table(ctx, id, res)
 		case typeBucket:
 			err = p.bucket(ctx, id, res)
+		case typeSSMParam:
+			err = p.ssmParameter(ctx, id, res)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("provision %s (%s): %w", id, res.Type, err)
 		}
 	}
 	if err := p.functions(); err != nil {
+		return nil, err
+	}
+	if err := p.configParameter(); err != nil {
 		return nil, err
 	}
 	if err := p.eventSources(); err != nil {
@@ -203,7 +226,7 @@ func Provision(ctx context.Context, cfg aws.Config, t *Template, opts ProvisionO
 	sort.Strings(ids)
 	for _, id := range ids {
 		switch typ := t.Resources[id].Type; typ {
-		case typeQueue, typeTable, typeBucket, typeFunction, typeESM, typeHTTPAPI:
+		case typeQueue, typeTable, typeBucket, typeSSMParam, typeFunction, typeESM, typeHTTPAPI:
 		default:
 			logf("skip %s (%s): not emulated locally", id, typ)
 		}
@@ -215,6 +238,7 @@ type provisioner struct {
 	sqs  *sqs.Client
 	ddb  *dynamodb.Client
 	s3   *s3.Client
+	ssm  *ssm.Client
 	logf func(string, ...any)
 	res  *Resources
 	tmpl *Template
@@ -238,7 +262,7 @@ func provisionOrder(t *Template) ([]string, error) {
 	local := map[string]bool{}
 	for id, r := range t.Resources {
 		switch r.Type {
-		case typeQueue, typeTable, typeBucket:
+		case typeQueue, typeTable, typeBucket, typeSSMParam:
 			local[id] = true
 		}
 	}
