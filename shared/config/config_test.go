@@ -47,7 +47,7 @@ func TestParseEmptyIsDefault(t *testing.T) {
 
 func TestDefaults(t *testing.T) {
 	c := Default()
-	if got, want := c.Keys(), (session.KeyConfig{MainKey: "main", DMScope: "main", Scope: "per-sender", IdentityLinks: []session.IdentityLink{}}); !reflect.DeepEqual(got, want) {
+	if got, want := c.Keys(), (session.KeyConfig{MainKey: "main", DMScope: "main", Scope: "per-sender"}); !reflect.DeepEqual(got, want) {
 		t.Errorf("Keys = %+v; want %+v", got, want)
 	}
 	if got, want := c.Routing(), (session.Agents{Default: "main"}); !reflect.DeepEqual(got, want) {

@@ -116,20 +116,11 @@ func decodeSession(r *reader, s *object, out *Session) {
 		}
 		a.close()
 	}
-	if hasMember(s, "store") {
+	if s.has("store") {
 		_, p := s.field("store")
 		r.warnf(p, "ignored: ZERO keeps sessions in DynamoDB")
 	}
 	s.close()
-}
-
-func hasMember(o *object, key string) bool {
-	for _, m := range o.members {
-		if m.key == key {
-			return true
-		}
-	}
-	return false
 }
 
 // identityLinks keeps the canonical names in file order: the first link

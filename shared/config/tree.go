@@ -187,6 +187,16 @@ func (o *object) field(key string) (*node, string) {
 	return nil, p
 }
 
+// has reports whether key is present, even as null.
+func (o *object) has(key string) bool {
+	for _, m := range o.members {
+		if m.key == key {
+			return true
+		}
+	}
+	return false
+}
+
 // entries returns every member except null ones, for objects used as maps
 // (identityLinks, channels, ...); all keys count as known.
 func (o *object) entries() []member {

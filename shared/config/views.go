@@ -14,9 +14,9 @@ import (
 // Keys is the key-shaping part of session.*: mainKey, dmScope, scope and
 // identityLinks in file order.
 func (c *Config) Keys() session.KeyConfig {
-	links := make([]session.IdentityLink, len(c.Session.IdentityLinks))
-	for i, l := range c.Session.IdentityLinks {
-		links[i] = session.IdentityLink{Canonical: l.Canonical, Peers: slices.Clone(l.Peers)}
+	var links []session.IdentityLink
+	for _, l := range c.Session.IdentityLinks {
+		links = append(links, session.IdentityLink{Canonical: l.Canonical, Peers: slices.Clone(l.Peers)})
 	}
 	return session.KeyConfig{
 		MainKey:       c.Session.MainKey,
