@@ -295,7 +295,12 @@ func (p *Processor) deliver(ctx context.Context, m inbound.Message, rec Record) 
 // routing metadata refreshed from m.
 func (p *Processor) prepareEntry(stored session.Entry, m inbound.Message) session.Entry {
 	e := stored
-	e.AgentID = session.AgentOf(m.SessionKey)
+	if e.AgentID == "" {
+		// The agent the channel routed to (bindings); a global-scope key
+		// names no agent. A session keeps its agent (and so its
+		// transcript folder) for life.
+		e.AgentID = session.NormalizeAgentID(m.AgentID)
+	}
 	e.Channel = m.Channel
 	e.ChatType = m.ChatType
 	if m.GroupID != "" {
