@@ -27,8 +27,20 @@ const (
 	attrState    = "state"
 	attrReply    = "reply"
 	attrSent     = "sent"
-	attrSession  = "sessionId" // context item: the session the messages belong to
-	attrMessages = "messages"  // context item: []model.Message as one JSON string
+	attrMessages = "messages" // context item: []model.Message as one JSON string
+	// attrContextSession is the context item's session id. It is not named
+	// sessionId so that context items stay out of the bySessionId index;
+	// attrLegacySession is the name items written before the index used.
+	attrContextSession = "contextSessionId"
+	attrLegacySession  = "sessionId"
+
+	// Entry attributes the indexes key on (see template.yaml). Only entry
+	// items carry them, so both indexes are sparse.
+	attrAgent      = "agentId"
+	attrUpdatedAt  = "updatedAt"
+	attrSessionID  = "sessionId"
+	indexByAgent   = "byAgent"     // agentId, updatedAt; projects every attribute
+	indexBySession = "bySessionId" // sessionId; projects the keys only
 
 	pkSession = "session#"
 	pkMessage = "msg#"
@@ -95,8 +107,17 @@ func encodeStruct(v any, k map[string]types.AttributeValue) (map[string]types.At
 	return item, nil
 }
 
+// encodeEntry leaves out an empty sessionId: DynamoDB rejects an empty
+// string as an index key, and an absent one reads back as "".
 func encodeEntry(sessionKey string, e session.Entry) (map[string]types.AttributeValue, error) {
-	return encodeStruct(e, entryKey(sessionKey))
+	item, err := encodeStruct(e, entryKey(sessionKey))
+	if err != nil {
+		return nil, err
+	}
+	if e.SessionID == "" {
+		delete(item, attrSessionID)
+	}
+	return item, nil
 }
 
 func decodeEntry(item map[string]types.AttributeValue) (session.Entry, error) {
@@ -135,7 +156,7 @@ func expired(item map[string]types.AttributeValue, now time.Time) bool {
 // item, the oldest messages are dropped until it does.
 func encodeContext(sessionKey string, c turn.Context) (map[string]types.AttributeValue, error) {
 	item := contextKey(sessionKey)
-	item[attrSession] = &types.AttributeValueMemberS{Value: c.SessionID}
+	item[attrContextSession] = &types.AttributeValueMemberS{Value: c.SessionID}
 	budget := maxItemBytes - itemSlack - len(pkSession) - len(sessionKey) - len(c.SessionID)
 	msgs, err := encodeMessages(c.Messages, budget)
 	if err != nil {
@@ -178,8 +199,11 @@ func encodeMessages(msgs []model.Message, budget int) (string, error) {
 
 func decodeContext(item map[string]types.AttributeValue) (turn.Context, error) {
 	var c turn.Context
-	if s, ok := item[attrSession].(*types.AttributeValueMemberS); ok {
-		c.SessionID = s.Value
+	for _, name := range []string{attrContextSession, attrLegacySession} {
+		if s, ok := item[name].(*types.AttributeValueMemberS); ok {
+			c.SessionID = s.Value
+			break
+		}
 	}
 	raw, ok := item[attrMessages].(*types.AttributeValueMemberS)
 	if !ok {

@@ -1,4 +1,5 @@
-// Package dynamo is the DynamoDB implementation of turn.Store.
+// Package dynamo is the DynamoDB implementation of turn.Store (with
+// turn.Mover) and session.Store (with session.Deleter).
 //
 // One table, keys pk (S, HASH) and sk (S, RANGE), TTL attribute ttl (epoch
 // seconds), as template.yaml declares it. Per session key it keeps two items
@@ -8,13 +9,22 @@
 //	pk "session#<key>"  sk "context"  the turn.Context, messages as one JSON string
 //	pk "msg#<id>"       sk "record"   the turn.Record, with ttl = commit time + RecordTTL
 //
-// Every method makes exactly one DynamoDB call in the normal case (Load:
-// BatchGetItem; Commit: TransactWriteItems; Finish: UpdateItem); Load repeats
-// BatchGetItem only for keys DynamoDB reports unprocessed.
+// Two global secondary indexes, both sparse because only entry items carry
+// their key attributes: byAgent (agentId, updatedAt; all attributes) serves
+// List, bySessionId (sessionId; keys only) serves Lookup. Nothing scans.
+//
+// Calls per method in the normal case: Load one BatchGetItem (repeated only
+// for keys DynamoDB reports unprocessed); Commit, Move and Delete one
+// TransactWriteItems; Finish and Progress one UpdateItem; Get one GetItem;
+// Lookup one Query and one GetItem; List one Query; Update one GetItem and
+// one PutItem, plus one PutItem per lost version race. Reads of the base
+// table are strongly consistent; Lookup and List read eventually
+// consistent indexes (Lookup then checks the entry with a consistent read).
 //
 // Errors are classified with shared/fault: a failed condition is
 // fault.Conflict, throttling, 5xx and network failures fault.Unavailable,
-// rejected input fault.Invalid, a missing record on Finish fault.NotFound.
+// rejected input fault.Invalid, a missing record on Finish or entry on
+// Get, Lookup and Update fault.NotFound, a missing table fault.Internal.
 package dynamo
 
 import (
@@ -37,9 +47,10 @@ import (
 // past its ttl as absent, since DynamoDB deletes expired items lazily.
 const RecordTTL = 30 * 24 * time.Hour
 
-// Store is a turn.Store on one DynamoDB table. Safe for concurrent use; the
-// version check in Commit makes concurrent writers of one session safe (one
-// wins, the others get fault.Conflict).
+// Store is a turn.Store and session.Store on one DynamoDB table. Safe for
+// concurrent use; the version check in Commit, Update and Move makes
+// concurrent writers of one session safe (Commit and Move: one wins, the
+// others get fault.Conflict; Update retries).
 type Store struct {
 	client *dynamodb.Client
 	table  string
@@ -132,25 +143,29 @@ func (s *Store) Commit(ctx context.Context, key string, e session.Entry, c turn.
 		entryPut.ExpressionAttributeNames = map[string]string{"#v": attrVersion}
 		entryPut.ExpressionAttributeValues = map[string]types.AttributeValue{":prev": number(e.Version - 1)}
 	}
-	recordPut := &types.Put{
-		TableName: &s.table, Item: recordItem,
-		// An expired record that TTL has not deleted yet counts as absent,
-		// as it does for Load.
-		ConditionExpression:       aws.String("attribute_not_exists(pk) OR #ttl < :now"),
-		ExpressionAttributeNames:  map[string]string{"#ttl": attrTTL},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":now": number(now.Unix())},
-	}
 	_, err = s.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
 		TransactItems: []types.TransactWriteItem{
 			{Put: entryPut},
 			{Put: &types.Put{TableName: &s.table, Item: contextItem}},
-			{Put: recordPut},
+			{Put: s.recordPut(recordItem, now)},
 		},
 	})
 	if err != nil {
 		return classifyCommit(err, key, e.Version, r.MessageID)
 	}
 	return nil
+}
+
+// recordPut is the transaction Put of a new message record: it succeeds
+// only if the message has no record, or one whose ttl has passed (TTL
+// deletes lazily; Load treats such a record as absent too).
+func (s *Store) recordPut(item map[string]types.AttributeValue, now time.Time) *types.Put {
+	return &types.Put{
+		TableName: &s.table, Item: item,
+		ConditionExpression:       aws.String("attribute_not_exists(pk) OR #ttl < :now"),
+		ExpressionAttributeNames:  map[string]string{"#ttl": attrTTL},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":now": number(now.Unix())},
+	}
 }
 
 // Finish sets the record of messageID to Done and removes its reply, with

@@ -259,6 +259,137 @@ func TestStore(t *testing.T, newStore func(t *testing.T) turn.Store) {
 			t.Fatalf("%d concurrent commits won; want exactly 1", wins)
 		}
 	})
+	t.Run("move", func(t *testing.T) {
+		if _, ok := newStore(t).(turn.Mover); !ok {
+			t.Skip("the store does not implement turn.Mover")
+		}
+		testMove(t, newStore, ids, entry, record)
+	})
+}
+
+// testMove checks turn.Mover: the migration of a session to a new key.
+func testMove(t *testing.T, newStore func(t *testing.T) turn.Store, ids func(*testing.T) (string, string),
+	entry func(int64) session.Entry, record func(key, msg string) turn.Record) {
+	ctx := context.Background()
+	// moved is what a move writes: the entry at version 1 under the new key.
+	moved := func(e session.Entry) session.Entry {
+		e.Version, e.ChatType = 1, "supergroup"
+		return e
+	}
+	// state is everything a move may touch: both keys' entries and
+	// contexts, and the move's record.
+	state := func(t *testing.T, s turn.Store, from, to, msg string) [2]turn.Snapshot {
+		t.Helper()
+		a, err := s.Load(ctx, from, msg)
+		if err != nil {
+			t.Fatalf("Load %s: %v", from, err)
+		}
+		b, err := s.Load(ctx, to, msg)
+		if err != nil {
+			t.Fatalf("Load %s: %v", to, err)
+		}
+		return [2]turn.Snapshot{a, b}
+	}
+
+	t.Run("carries the session to the new key", func(t *testing.T) {
+		s := newStore(t)
+		mv := s.(turn.Mover)
+		key, msg := ids(t)
+		from, to := key+":group", key+":supergroup"
+		for v := int64(1); v <= 2; v++ {
+			if err := s.Commit(ctx, from, entry(v), context1Of(entry(v)), record(from, fmt.Sprint(msg, v))); err != nil {
+				t.Fatalf("Commit v%d: %v", v, err)
+			}
+		}
+		e, r := moved(entry(2)), record(to, msg+"move")
+		r.State = turn.Done // Move stores Committed whatever it is given
+		if err := mv.Move(ctx, from, 2, to, e, r); err != nil {
+			t.Fatalf("Move: %v", err)
+		}
+		got := state(t, s, from, to, msg+"move")
+		if got[0].Entry != nil || got[0].Context != nil {
+			t.Errorf("old key after Move: entry %+v context %+v; want both gone", got[0].Entry, got[0].Context)
+		}
+		if got[1].Entry == nil || !reflect.DeepEqual(*got[1].Entry, e) {
+			t.Errorf("new key's entry = %+v\nwant %+v", got[1].Entry, e)
+		}
+		if got[1].Entry != nil && got[1].Entry.SessionID != entry(2).SessionID {
+			t.Errorf("Move changed the session id")
+		}
+		r.State = turn.Committed
+		if got[1].Record == nil || !reflect.DeepEqual(*got[1].Record, r) {
+			t.Errorf("record = %+v; want %+v", got[1].Record, r)
+		}
+		// The moved session goes on at version 2 under its new key.
+		next := e
+		next.Version = 2
+		if err := s.Commit(ctx, to, next, context1Of(next), record(to, msg+"next")); err != nil {
+			t.Errorf("Commit after Move: %v", err)
+		}
+
+		before := state(t, s, from, to, msg+"again")
+		if err := mv.Move(ctx, from, 2, to, e, record(to, msg+"again")); !fault.Is(err, fault.Conflict) {
+			t.Fatalf("second Move = %v; want fault.Conflict", err)
+		}
+		if after := state(t, s, from, to, msg+"again"); !reflect.DeepEqual(after, before) {
+			t.Fatalf("a failed Move changed state:\n%+v\nwant %+v", after, before)
+		}
+	})
+
+	tests := []struct {
+		name string
+		// setup prepares from and to; the move then goes from at version 1.
+		setup   func(t *testing.T, s turn.Store, from, to, msg string)
+		version int64 // of the moved entry
+		want    fault.Code
+	}{
+		{"target exists", func(t *testing.T, s turn.Store, from, to, msg string) {
+			commitAt(t, s, from, entry(1), record(from, msg+"1"))
+			other := entry(1)
+			other.SessionID = "other"
+			commitAt(t, s, to, other, record(to, msg+"2"))
+		}, 1, fault.Conflict},
+		{"source version changed", func(t *testing.T, s turn.Store, from, to, msg string) {
+			commitAt(t, s, from, entry(1), record(from, msg+"1"))
+			commitAt(t, s, from, entry(2), record(from, msg+"2"))
+		}, 1, fault.Conflict},
+		{"source missing", func(*testing.T, turn.Store, string, string, string) {}, 1, fault.Conflict},
+		{"message already committed", func(t *testing.T, s turn.Store, from, to, msg string) {
+			commitAt(t, s, from, entry(1), record(from, msg+"move"))
+		}, 1, fault.Conflict},
+		{"moved entry not at version 1", func(t *testing.T, s turn.Store, from, to, msg string) {
+			commitAt(t, s, from, entry(1), record(from, msg+"1"))
+		}, 2, fault.Invalid},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newStore(t)
+			key, msg := ids(t)
+			from, to := key+":group", key+":supergroup"
+			tc.setup(t, s, from, to, msg)
+			before := state(t, s, from, to, msg+"move")
+			e := moved(entry(1))
+			e.Version = tc.version
+			err := s.(turn.Mover).Move(ctx, from, 1, to, e, record(to, msg+"move"))
+			if !fault.Is(err, tc.want) {
+				t.Fatalf("Move = %v; want fault.%s", err, tc.want)
+			}
+			if after := state(t, s, from, to, msg+"move"); !reflect.DeepEqual(after, before) {
+				t.Fatalf("a failed Move changed state:\n%+v\nwant %+v", after, before)
+			}
+		})
+	}
+}
+
+func context1Of(e session.Entry) turn.Context {
+	return turn.Context{SessionID: e.SessionID, Messages: []model.Message{{Role: "user", Content: "hi"}}}
+}
+
+func commitAt(t *testing.T, s turn.Store, key string, e session.Entry, r turn.Record) {
+	t.Helper()
+	if err := s.Commit(context.Background(), key, e, context1Of(e), r); err != nil {
+		t.Fatalf("Commit %s v%d: %v", key, e.Version, err)
+	}
 }
 
 // MemStore is an in-memory turn.Store. Safe for concurrent use.
