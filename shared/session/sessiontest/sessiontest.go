@@ -52,7 +52,7 @@ func TestStore(t *testing.T, newStore func(t *testing.T) Harness) {
 		}
 	})
 
-	t.Run("get round-trips every field", func(t *testing.T) {
+	t.Run("every field round-trips through get, lookup and list", func(t *testing.T) {
 		h := newStore(t)
 		n := names(t)
 		e := fullEntry(n)
@@ -65,6 +65,21 @@ func TestStore(t *testing.T, newStore func(t *testing.T) Harness) {
 		if !reflect.DeepEqual(got, e) {
 			t.Fatalf("Get = %+v\nwant  %+v", got, e)
 		}
+		// Lookup and List return whole entries too.
+		eventually(t, "Lookup", func() error {
+			gotKey, got, err := h.Store.Lookup(ctx, e.SessionID)
+			if err == nil && (gotKey != key || !reflect.DeepEqual(got, e)) {
+				err = fmt.Errorf("Lookup = %q, %+v\nwant %q, %+v", gotKey, got, key, e)
+			}
+			return err
+		})
+		eventually(t, "List", func() error {
+			rows, err := h.Store.List(ctx, session.ListQuery{AgentID: e.AgentID})
+			if err == nil && (len(rows) != 1 || rows[0].Key != key || !reflect.DeepEqual(rows[0].Entry, e)) {
+				err = fmt.Errorf("List = %+v\nwant one row %q, %+v", rows, key, e)
+			}
+			return err
+		})
 	})
 
 	t.Run("lookup", func(t *testing.T) {
