@@ -163,67 +163,74 @@ func TestConcurrentWriters(t *testing.T) {
 		{"update against update", update, updateOutput, func(start int64) int64 { return start }},
 		{"update against turn commits", update, commit, func(start int64) int64 { return start + rounds }},
 	}
+	// race runs one round on a fresh table and reports whether it could be
+	// judged: a backend that does not apply conditional writes atomically
+	// (moto serialises no requests; about 1 round in 10) may acknowledge
+	// two writes at one version, and then a lost field says nothing about
+	// the store. That the store sends its conditions is checked
+	// deterministically elsewhere (TestUpdateGivesUp, the suites).
+	race := func(t *testing.T, a, b writer, wantUpdated func(int64) int64) bool {
+		// A table of its own: moto copies the whole table on every
+		// transaction, so a small one keeps the race tight.
+		s := New(testClient, freshTable(t))
+		key := "agent:main:race:" + randomSuffix()
+		start := session.Entry{SessionID: "a", UpdatedAt: 1000, Version: 1}
+		seedEntry(t, s, key, start)
+
+		var mu sync.Mutex
+		written := map[int64]int{} // version -> writes that reported it
+		var wg sync.WaitGroup
+		errs := make(chan error, 4*rounds)
+		for _, w := range []writer{a, b} {
+			wg.Go(func() {
+				for i := range rounds {
+					v, err := w(s, key, i)
+					if err != nil {
+						errs <- err
+						return
+					}
+					mu.Lock()
+					written[v]++
+					mu.Unlock()
+					if got, err := s.Get(ctx, key); err == nil && got.UpdatedAt < start.UpdatedAt {
+						errs <- fmt.Errorf("updatedAt moved back to %d", got.UpdatedAt)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		for _, n := range written {
+			if n > 1 {
+				return false
+			}
+		}
+		got, err := s.Get(ctx, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := start
+		want.InputTokens, want.OutputTokens = rounds, rounds
+		want.Version = 1 + 2*rounds
+		want.UpdatedAt = wantUpdated(start.UpdatedAt)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("after 2×%d racing writes: %+v\nwant %+v", rounds, got, want)
+		}
+		return true
+	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			// A table of its own: moto copies the whole table on every
-			// transaction, so a small one keeps the race tight.
-			s := New(testClient, freshTable(t))
-			key := "agent:main:race:" + randomSuffix()
-			start := session.Entry{SessionID: "a", UpdatedAt: 1000, Version: 1}
-			seedEntry(t, s, key, start)
-
-			var mu sync.Mutex
-			written := map[int64]int{} // version -> writes that reported it
-			var wg sync.WaitGroup
-			errs := make(chan error, 4*rounds)
-			for _, w := range []writer{tc.a, tc.b} {
-				wg.Go(func() {
-					for i := range rounds {
-						v, err := w(s, key, i)
-						if err != nil {
-							errs <- err
-							return
-						}
-						mu.Lock()
-						written[v]++
-						mu.Unlock()
-						if got, err := s.Get(ctx, key); err == nil && got.UpdatedAt < start.UpdatedAt {
-							errs <- fmt.Errorf("updatedAt moved back to %d", got.UpdatedAt)
-						}
-					}
-				})
-			}
-			wg.Wait()
-			close(errs)
-			for err := range errs {
-				t.Error(err)
-			}
-			if t.Failed() {
-				return
-			}
-			for v, n := range written {
-				if n > 1 {
-					// Two writes were acknowledged at one version, which
-					// only a backend that does not apply conditional
-					// writes atomically allows (moto serialises no
-					// requests). A lost field then says nothing about the
-					// store. That the store sends its conditions is
-					// checked deterministically elsewhere
-					// (TestUpdateGivesUp, the conformance suites).
-					t.Skipf("the emulator acknowledged %d conditional writes of version %d: it does not apply them atomically, so this race cannot be judged here", n, v)
+			const attempts = 3
+			for i := 1; i <= attempts; i++ {
+				if race(t, tc.a, tc.b, tc.wantUpdated) {
+					return
 				}
+				t.Logf("round %d: the emulator acknowledged two conditional writes at one version; racing again", i)
 			}
-			got, err := s.Get(ctx, key)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := start
-			want.InputTokens, want.OutputTokens = rounds, rounds
-			want.Version = 1 + 2*rounds
-			want.UpdatedAt = tc.wantUpdated(start.UpdatedAt)
-			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("after 2×%d racing writes: %+v\nwant %+v", rounds, got, want)
-			}
+			t.Skipf("in %d rounds the emulator never applied conditional writes atomically: the race cannot be judged here", attempts)
 		})
 	}
 }

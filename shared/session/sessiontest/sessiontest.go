@@ -318,60 +318,17 @@ func TestStore(t *testing.T, newStore func(t *testing.T) Harness) {
 	t.Run("concurrent updates lose no field", func(t *testing.T) {
 		h := newStore(t)
 		n := names(t)
-		key := n.key("c")
-		start := entry(n, n.sessionID("c"), 1000)
-		seed(t, h, key, start)
-		const rounds = 10
-		// Each writer increments its own counter field; a lost update
-		// would leave one short. Both also try to move updatedAt back.
-		writers := []func(*session.Entry){
-			func(e *session.Entry) { e.InputTokens++; e.UpdatedAt = 0 },
-			func(e *session.Entry) { e.OutputTokens++; e.UpdatedAt = 0 },
-		}
-		var mu sync.Mutex
-		written := map[int64]int{} // version -> updates that returned it
-		var wg sync.WaitGroup
-		errs := make(chan error, len(writers))
-		for _, w := range writers {
-			wg.Go(func() {
-				for range rounds {
-					got, err := h.Store.Update(ctx, key, func(e *session.Entry) error { w(e); return nil })
-					if err != nil {
-						errs <- err
-						return
-					}
-					mu.Lock()
-					written[got.Version]++
-					mu.Unlock()
-				}
-			})
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Fatalf("concurrent Update: %v", err)
-		}
-		for v, n := range written {
-			if n > 1 {
-				// Only a backend that does not apply conditional writes
-				// atomically lets two writes succeed at one version
-				// (moto serialises no requests); the race cannot be
-				// judged on it. The update subtest checks the version
-				// rule deterministically.
-				t.Skipf("the backend acknowledged %d writes of version %d: its conditional writes are not atomic", n, v)
+		// A backend that does not apply conditional writes atomically
+		// (moto serialises no requests) can acknowledge two writes at one
+		// version now and then; such a round says nothing about the store
+		// and is run again on a fresh key.
+		for round := 1; round <= raceRounds; round++ {
+			if judged := raceUpdates(t, h, n, fmt.Sprint("c", round)); judged {
+				return
 			}
+			t.Logf("round %d: the backend acknowledged two writes at one version; running the race again", round)
 		}
-		got, err := h.Store.Get(ctx, key)
-		if err != nil {
-			t.Fatalf("Get: %v", err)
-		}
-		want := start
-		want.InputTokens += rounds
-		want.OutputTokens += rounds
-		want.Version += int64(len(writers) * rounds)
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("after %d×%d concurrent updates: %+v\nwant %+v", len(writers), rounds, got, want)
-		}
+		t.Skipf("in %d rounds the backend never applied conditional writes atomically: the race cannot be judged on it", raceRounds)
 	})
 
 	t.Run("delete", func(t *testing.T) {
@@ -534,4 +491,67 @@ func eventually(t *testing.T, what string, check func() error) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// raceRounds bounds how often a race is re-run on a backend that broke
+// atomicity; with moto's rate (about 1 round in 10) a skip is about 1 in 1000.
+const raceRounds = 3
+
+// raceUpdates runs two writers of different fields concurrently on one
+// entry and checks that no update was lost and updatedAt never moved
+// back. It returns false, asserting nothing, when the backend acknowledged
+// two writes at one version.
+func raceUpdates(t *testing.T, h Harness, n suite, suffix string) bool {
+	t.Helper()
+	ctx := context.Background()
+	key := n.key(suffix)
+	start := entry(n, n.sessionID(suffix), 1000)
+	seed(t, h, key, start)
+	const rounds = 10
+	// Each writer increments its own counter field; a lost update would
+	// leave one short. Both also try to move updatedAt back.
+	writers := []func(*session.Entry){
+		func(e *session.Entry) { e.InputTokens++; e.UpdatedAt = 0 },
+		func(e *session.Entry) { e.OutputTokens++; e.UpdatedAt = 0 },
+	}
+	var mu sync.Mutex
+	written := map[int64]int{} // version -> updates that returned it
+	var wg sync.WaitGroup
+	errs := make(chan error, len(writers))
+	for _, w := range writers {
+		wg.Go(func() {
+			for range rounds {
+				got, err := h.Store.Update(ctx, key, func(e *session.Entry) error { w(e); return nil })
+				if err != nil {
+					errs <- err
+					return
+				}
+				mu.Lock()
+				written[got.Version]++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("concurrent Update: %v", err)
+	}
+	for _, count := range written {
+		if count > 1 {
+			return false
+		}
+	}
+	got, err := h.Store.Get(ctx, key)
+	if err != nil {
+		t.Fatalf("Get: %v", err)
+	}
+	want := start
+	want.InputTokens += rounds
+	want.OutputTokens += rounds
+	want.Version += int64(len(writers) * rounds)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("after %d×%d concurrent updates: %+v\nwant %+v", len(writers), rounds, got, want)
+	}
+	return true
 }
