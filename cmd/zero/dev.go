@@ -104,6 +104,10 @@ func runDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fmt.Fprintln(stderr, "Parameters come from TELEGRAM_BOT_TOKEN, TELEGRAM_WEBHOOK_SECRET, TELEGRAM_API_BASE_URL,")
 		fmt.Fprintln(stderr, "OPENAI_API_KEY, OPENAI_BASE_URL and ZERO_MODEL.")
 		fmt.Fprintln(stderr)
+		fmt.Fprintln(stderr, "The config is the zero.json named by ZERO_CONFIG, else ~/.zero/zero.json, else a local")
+		fmt.Fprintln(stderr, "config that admits everyone. It is validated at start (an invalid one stops zero dev) and")
+		fmt.Fprintln(stderr, "watched: valid edits apply within seconds, invalid ones are reported and not applied.")
+		fmt.Fprintln(stderr)
 		fs.PrintDefaults()
 	}
 	root := fs.String("root", ".", "repository root (template.yaml, infra/, functions/)")
@@ -128,11 +132,19 @@ func runDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
+	// Validate the config before starting anything: a bad file stops here.
+	conf, err := loadDevConfig(os.Getenv)
+	if err != nil {
+		return err
+	}
 	logf := func(format string, a ...any) {
 		fmt.Fprintf(stderr, "%s zero dev: %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, a...))
 	}
 	for _, n := range settings.notes {
 		logf("note: %s", n)
+	}
+	for _, line := range describeDevConfig(conf) {
+		logf("%s", line)
 	}
 	if settings.standIn {
 		tg, err := startTelegramStandIn(stdout)
@@ -148,6 +160,7 @@ func runDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		EmulatorAddr: *emu,
 		FrontAddr:    *addr,
 		Params:       settings.params,
+		Config:       storable(conf.data),
 		PollWait:     *pollWait,
 		PoolSizes:    sizes,
 		Output:       stderr,
@@ -158,6 +171,10 @@ func runDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return fmt.Errorf("start local stack: %w", err)
 	}
 	defer st.Close()
+	if conf.loc.path != "" {
+		w := newConfigWatcher(conf.loc.path, conf.stamp, st.PutConfig, logf)
+		go w.run(ctx, configPollInterval)
+	}
 
 	fmt.Fprintln(stdout)
 	fmt.Fprint(stdout, st.Describe())
@@ -172,7 +189,12 @@ func runDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	} else {
 		fmt.Fprintln(stdout, "webhook secret: from $TELEGRAM_WEBHOOK_SECRET")
 	}
-	fmt.Fprintf(stdout, "model: %s\n\n", settings.params["ZeroModel"])
+	fmt.Fprintf(stdout, "model: %s\n", settings.params["ZeroModel"])
+	if conf.loc.exists {
+		fmt.Fprintf(stdout, "config: %s (edits apply within seconds)\n\n", conf.loc.path)
+	} else {
+		fmt.Fprintf(stdout, "config: %s\n\n", devConfigNotice)
+	}
 	fmt.Fprintln(stdout, "Try it:")
 	fmt.Fprintf(stdout, "  curl -sS -X POST '%s%s' \\\n", st.FrontURL, telegramPath(st.Resources.Routes))
 	fmt.Fprintln(stdout, "    -H 'Content-Type: application/json' \\")
@@ -189,6 +211,25 @@ func runDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	err = st.Close()
 	logf("stopped")
 	return err
+}
+
+// configPollInterval is how often `zero dev` looks at zero.json for edits.
+const configPollInterval = 2 * time.Second
+
+// describeDevConfig says which config `zero dev` runs with, and its warnings.
+func describeDevConfig(c devConfig) []string {
+	if !c.loc.exists {
+		lines := []string{devConfigNotice}
+		if c.loc.path != "" {
+			lines = append(lines, fmt.Sprintf("create %s or set %s to use your own; zero dev picks it up when it appears", c.loc.path, configEnv))
+		}
+		return lines
+	}
+	lines := []string{"config: " + c.loc.path}
+	for _, w := range c.cfg.Warnings() {
+		lines = append(lines, "config warning: "+w)
+	}
+	return lines
 }
 
 // telegramPath is the route path to show in the sample request.

@@ -1,6 +1,8 @@
 // Command zero is ZERO's operator CLI.
 //
-//	zero dev    run the whole stack locally (moto/LocalStack + RIE, no Docker)
+//	zero dev            run the whole stack locally (moto/LocalStack + RIE, no Docker)
+//	zero config check   validate zero.json
+//	zero config push    write zero.json to the deployed stack's SSM parameter
 //
 // Subcommands live in their own files and register in commands; each gets
 // its arguments after the subcommand name and parses them with package flag.
@@ -26,7 +28,8 @@ type command struct {
 
 // commands maps subcommand names to their implementations.
 var commands = map[string]command{
-	"dev": {summary: "run ZERO locally: emulator, functions under the RIE, HTTP API and queue triggers", run: runDev},
+	"dev":    {summary: "run ZERO locally: emulator, functions under the RIE, HTTP API and queue triggers", run: runDev},
+	"config": {summary: "check zero.json, or push it to a deployed stack (check [FILE] | push --parameter NAME [FILE])", run: runConfig},
 }
 
 func main() {

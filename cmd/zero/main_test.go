@@ -7,11 +7,20 @@ import (
 	"errors"
 	"flag"
 	"net/http"
+	"os"
 	"reflect"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/zero-gateway/zero/shared/emulator"
 )
+
+// TestMain starts (or borrows) the AWS emulator for `zero config push` and
+// points the default AWS configuration at it.
+func TestMain(m *testing.M) {
+	os.Exit(emulator.RunTests(m, nil, nil))
+}
 
 func TestRun(t *testing.T) {
 	tests := []struct {
@@ -29,6 +38,10 @@ func TestRun(t *testing.T) {
 		{name: "dev bad flag", args: []string{"dev", "-nope"}, wantErr: "flag provided but not defined"},
 		{name: "dev extra args", args: []string{"dev", "extra"}, wantErr: "takes no arguments"},
 		{name: "dev bad pool", args: []string{"dev", "-pool", "Runner=0"}, wantErr: "want Function=N"},
+		{name: "help lists config", args: []string{"help"}, wantStdout: "config "},
+		{name: "config -h", args: []string{"config", "-h"}, wantStdout: "usage: zero config check [FILE]"},
+		{name: "config check -h", args: []string{"config", "check", "-h"}, wantHelp: true, wantStderr: "usage: zero config check"},
+		{name: "config push -h", args: []string{"config", "push", "-h"}, wantHelp: true, wantStderr: "-parameter"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
