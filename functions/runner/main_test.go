@@ -19,12 +19,14 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
 	"github.com/zero-gateway/zero/cmd/zero/devstack"
 	"github.com/zero-gateway/zero/shared/awsconfig"
 	"github.com/zero-gateway/zero/shared/emulator"
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/sqsqueue"
+	"github.com/zero-gateway/zero/shared/ssmparam"
 	"github.com/zero-gateway/zero/shared/turn/turntest"
 )
 
@@ -89,6 +91,8 @@ func newRunner(t *testing.T, model string, extraEnv map[string]string) (*turntes
 	env := map[string]string{
 		"ZERO_TABLE": resources.Tables["SessionTable"].Name, "ZERO_BUCKET": resources.Buckets["TranscriptBucket"].Name,
 		"TELEGRAM_BOT_TOKEN": "1:t", "TELEGRAM_API_BASE_URL": srv.URL, "ZERO_MODEL": model,
+		// The template's config parameter, as provisioned: "{}" (defaults).
+		"ZERO_CONFIG_PARAMETER": resources.ConfigParameter,
 	}
 	for k, v := range extraEnv {
 		env[k] = v
@@ -231,6 +235,49 @@ func TestRunnerOpenAIModel(t *testing.T) {
 	}
 }
 
+// TestRunnerFollowsConfigParameter: the runner reads zero.json from the
+// template's SSM parameter. With a send policy that denies everything the
+// turn runs and is recorded but nothing is sent; /status (a command,
+// always answered) reports it.
+func TestRunnerFollowsConfigParameter(t *testing.T) {
+	ctx := context.Background()
+	awsCfg, err := awsconfig.Load(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	param := ssmparam.New(ssm.NewFromConfig(awsCfg), resources.ConfigParameter)
+	if _, err := param.Put(ctx, []byte(`{session: {sendPolicy: {default: "deny"}}}`)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { param.Put(ctx, []byte("{}")) })
+
+	_, deliver, tg := newRunner(t, "zero/echo", nil)
+	m := message(t, "hello")
+	if resp := deliver(m, 1); len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("turn failed: %+v", resp)
+	}
+	if len(tg.texts) != 0 {
+		t.Fatalf("Telegram got %q; the send policy denies delivery", tg.texts)
+	}
+	recorded := 0
+	for line := range transcriptLines(t) {
+		if strings.Contains(line, `"sourceId":"`+m.ID+`"`) {
+			recorded++
+		}
+	}
+	if recorded != 2 {
+		t.Fatalf("%d transcript lines carry the withheld turn; want its user and assistant lines", recorded)
+	}
+	status := message(t, "/status")
+	status.SessionKey = m.SessionKey
+	if resp := deliver(status, 1); len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("/status failed: %+v", resp)
+	}
+	if len(tg.texts) != 1 || !strings.Contains(tg.texts[0], "Sending: off (from config)") {
+		t.Fatalf("Telegram got %q; want the /status answer reporting sending off", tg.texts)
+	}
+}
+
 func TestSetupNamesMissingConfig(t *testing.T) {
 	tests := []struct {
 		name, unset, model, want string
@@ -240,10 +287,11 @@ func TestSetupNamesMissingConfig(t *testing.T) {
 		{"malformed model", "", "gpt-4", "ZERO_MODEL"},
 		{"unknown provider", "", "acme/x", "ZERO_MODEL"},
 		{"OpenAI without a key", "", "openai/gpt-4o-mini", "OPENAI_API_KEY"},
+		{"no config parameter", "ZERO_CONFIG_PARAMETER", "zero/echo", "ZERO_CONFIG_PARAMETER"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			for k, v := range map[string]string{"ZERO_TABLE": "t", "ZERO_BUCKET": "b", "TELEGRAM_BOT_TOKEN": "1:t", "ZERO_MODEL": tc.model, "OPENAI_API_KEY": "", "OPENAI_BASE_URL": ""} {
+			for k, v := range map[string]string{"ZERO_TABLE": "t", "ZERO_BUCKET": "b", "TELEGRAM_BOT_TOKEN": "1:t", "ZERO_MODEL": tc.model, "OPENAI_API_KEY": "", "OPENAI_BASE_URL": "", "ZERO_CONFIG_PARAMETER": "/zero/t/config"} {
 				t.Setenv(k, v)
 			}
 			if tc.unset != "" {

@@ -13,6 +13,7 @@ func TestSetupEnv(t *testing.T) {
 		"TELEGRAM_WEBHOOK_SECRET": "dev-secret",
 		"TELEGRAM_BOT_TOKEN":      token,
 		"ZERO_QUEUE_URL":          "http://127.0.0.1:4566/000000000000/zero-work.fifo",
+		"ZERO_CONFIG_PARAMETER":   "/zero/test/config",
 	}
 	tests := []struct {
 		name    string
@@ -25,6 +26,9 @@ func TestSetupEnv(t *testing.T) {
 		{name: "missing token", env: map[string]string{"TELEGRAM_BOT_TOKEN": ""}, wantErr: "TELEGRAM_BOT_TOKEN"},
 		{name: "malformed token", env: map[string]string{"TELEGRAM_BOT_TOKEN": "AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"}, wantErr: "TELEGRAM_BOT_TOKEN"},
 		{name: "missing queue URL", env: map[string]string{"ZERO_QUEUE_URL": ""}, wantErr: "ZERO_QUEUE_URL"},
+		{name: "missing config parameter", env: map[string]string{"ZERO_CONFIG_PARAMETER": ""}, wantErr: "ZERO_CONFIG_PARAMETER"},
+		{name: "config TTL not a duration", env: map[string]string{"ZERO_CONFIG_TTL": "soon"}, wantErr: "ZERO_CONFIG_TTL"},
+		{name: "config TTL set", env: map[string]string{"ZERO_CONFIG_TTL": "5s"}, wantErr: ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
