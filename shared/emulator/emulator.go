@@ -56,7 +56,7 @@ func Start(ctx context.Context, addr string) (*Server, error) {
 	if python == "" {
 		python = "python3"
 	}
-	cmd := exec.Command(python, "-m", "moto.server", "-H", host, "-p", port)
+	cmd := exec.Command(python, "-c", motoLauncher, "-H", host, "-p", port)
 	cmd.Stdout, cmd.Stderr = nil, nil
 	// Own process group so Stop also ends moto's children and a test binary
 	// killed by a signal does not keep ports busy longer than needed.
@@ -71,6 +71,30 @@ func Start(ctx context.Context, addr string) (*Server, error) {
 	}
 	return s, nil
 }
+
+// motoLauncher runs moto's server with one fix: moto serves requests on
+// many threads and applies DynamoDB conditional writes and transactions
+// without a lock, so two concurrent writes conditioned on the same version
+// could both succeed (seen about once in ten races). DynamoDB guarantees
+// they are atomic, and ZERO's version checks rely on it; serialising the
+// DynamoDB backend's operations gives moto the same guarantee. Nothing
+// else changes: the tests still run as they are against LocalStack or AWS.
+const motoLauncher = `
+import sys, threading, functools
+from moto.dynamodb.models import DynamoDBBackend
+lock = threading.RLock()
+def serialised(fn):
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        with lock:
+            return fn(*args, **kwargs)
+    return call
+for name, fn in list(vars(DynamoDBBackend).items()):
+    if callable(fn) and not name.startswith("_"):
+        setattr(DynamoDBBackend, name, serialised(fn))
+from moto.server import main
+main(sys.argv[1:])
+`
 
 // Stop ends a launched emulator; it is safe to call more than once.
 func (s *Server) Stop() {
