@@ -18,10 +18,10 @@ var coldInitCases = []struct {
 	payload       string
 }{
 	{"TelegramWebhook", "./functions/telegram-webhook",
-		[]string{"TELEGRAM_WEBHOOK_SECRET=bench-secret", "TELEGRAM_BOT_TOKEN=1:bench", "ZERO_QUEUE_URL=http://127.0.0.1:1/q.fifo"},
+		[]string{"TELEGRAM_WEBHOOK_SECRET=bench-secret", "TELEGRAM_BOT_TOKEN=1:bench", "ZERO_QUEUE_URL=http://127.0.0.1:1/q.fifo", "ZERO_CONFIG_PARAMETER=/zero/bench/config"},
 		`{"version":"2.0","routeKey":"POST /webhooks/telegram","rawPath":"/webhooks/telegram","headers":{},"requestContext":{"http":{"method":"POST","path":"/webhooks/telegram"}},"body":"{}"}`},
 	{"Runner", "./functions/runner",
-		[]string{"ZERO_TABLE=t", "ZERO_BUCKET=b", "TELEGRAM_BOT_TOKEN=1:bench"},
+		[]string{"ZERO_TABLE=t", "ZERO_BUCKET=b", "TELEGRAM_BOT_TOKEN=1:bench", "ZERO_CONFIG_PARAMETER=/zero/bench/config"},
 		`{"Records":[]}`},
 }
 

@@ -151,7 +151,8 @@ const (
 
 // e2eStack starts the whole local stack from template.yaml with the real
 // bootstraps, a fake Telegram and the offline model.
-func e2eStack(t *testing.T, quiet bool) (*Stack, *fakeTelegram, *invocationLog) {
+// configTTL 0 means the local default (DefaultConfigTTL).
+func e2eStack(t *testing.T, quiet bool, configTTL time.Duration) (*Stack, *fakeTelegram, *invocationLog) {
 	need(t, "AWS emulator", emuErr)
 	needRIE(t)
 	tg := newFakeTelegram(t, e2eToken)
@@ -166,9 +167,10 @@ func e2eStack(t *testing.T, quiet bool) (*Stack, *fakeTelegram, *invocationLog) 
 			"TelegramBotToken": e2eToken, "TelegramWebhookSecret": e2eSecret,
 			"TelegramAPIBaseURL": tg.URL, "ZeroModel": "zero/echo",
 		},
-		Config:   []byte(e2eConfig),
-		PollWait: time.Second,
-		Output:   logs,
+		Config:    []byte(e2eConfig),
+		ConfigTTL: configTTL,
+		PollWait:  time.Second,
+		Output:    logs,
 	})
 	return st, tg, logs
 }
@@ -229,7 +231,7 @@ func queueDepth(t *testing.T, st *Stack) int {
 // update -> front -> webhook -> FIFO queue -> event source -> runner ->
 // DynamoDB + S3 + sendMessage to a fake Telegram.
 func TestEndToEndTelegram(t *testing.T) {
-	st, tg, _ := e2eStack(t, false)
+	st, tg, _ := e2eStack(t, false, 0)
 	ctx := context.Background()
 
 	t.Run("wrong or missing secret is 401 and queues nothing", func(t *testing.T) {
@@ -357,7 +359,8 @@ func TestTurnAWSCalls(t *testing.T) {
 	if os.Getenv("ZERO_BENCH") != "" {
 		turns = 200
 	}
-	st, tg, logs := e2eStack(t, true)
+	// The deployed re-read interval, so config_reads is what production pays.
+	st, tg, logs := e2eStack(t, true, ssmparam.DefaultTTL)
 	for i := 1; i <= turns; i++ {
 		if got := postUpdate(t, st, e2eSecret, update(t, 5000+i, fmt.Sprintf("turn %d", i))); got != http.StatusOK {
 			t.Fatalf("turn %d: status %d", i, got)
@@ -392,7 +395,7 @@ func TestTurnAWSCalls(t *testing.T) {
 	perTurn := func(b invocation) int { return turnCalls(b) + turnCalls(requests[0]) }
 	t.Logf("BENCH aws_calls_per_turn turn=1 total=%d webhook=%d runner=%d (%s)", perTurn(first), turnCalls(requests[0]), turnCalls(first), first.AWSOps)
 	t.Logf("BENCH aws_calls_per_turn turn=%d total=%d webhook=%d runner=%d (%s)", turns, perTurn(last), turnCalls(requests[turns-1]), turnCalls(last), last.AWSOps)
-	t.Logf("BENCH config_reads turns=%d reads=%d (ZERO_CONFIG_TTL %s)", turns, reads, DefaultConfigTTL)
+	t.Logf("BENCH config_reads turns=%d reads=%d (ZERO_CONFIG_TTL %s, one per function instance per TTL)", turns, reads, ssmparam.DefaultTTL)
 	if perTurn(first) > 6 || perTurn(last) > 6 {
 		t.Errorf("a turn makes more than 6 AWS calls besides config reads: first %d, last %d", perTurn(first), perTurn(last))
 	}
