@@ -36,10 +36,14 @@ func TestSampleEvents(t *testing.T) {
 		wantChatType string
 		wantTo       string
 		wantThreadID string
+		wantMigrate  string // the old key a migration moves from
 	}{
-		{"telegram-private-text.json", "agent:main:main", inbound.Direct, "123456789", ""},
-		{"telegram-group-text.json", "agent:main:telegram:group:-1001234567890", inbound.Group, "-1001234567890", ""},
-		{"telegram-forum-topic-text.json", "agent:main:telegram:group:-1009876543210:topic:42", inbound.Group, "-1009876543210", "42"},
+		{"telegram-private-text.json", "agent:main:main", inbound.Direct, "123456789", "", ""},
+		{"telegram-group-text.json", "agent:main:telegram:group:-1001234567890", inbound.Group, "-1001234567890", "", ""},
+		{"telegram-forum-topic-text.json", "agent:main:telegram:group:-1009876543210:topic:42", inbound.Group, "-1009876543210", "42", ""},
+		{"telegram-private-status.json", "agent:main:main", inbound.Direct, "123456789", "", ""},
+		// A group upgraded to a supergroup: queued under the new chat's key.
+		{"telegram-group-migrate.json", "agent:main:telegram:group:-1001234567890", inbound.Group, "-1001234567890", "", "agent:main:telegram:group:-4001234567"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -50,6 +54,9 @@ func TestSampleEvents(t *testing.T) {
 			if m.SessionKey != tt.wantKey || m.ChatType != tt.wantChatType || m.To != tt.wantTo || m.ThreadID != tt.wantThreadID {
 				t.Errorf("got key %q chat type %q to %q thread %q; want %q %q %q %q",
 					m.SessionKey, m.ChatType, m.To, m.ThreadID, tt.wantKey, tt.wantChatType, tt.wantTo, tt.wantThreadID)
+			}
+			if m.MigrateFrom != tt.wantMigrate || (tt.wantMigrate != "") != (m.Kind == inbound.KindMigrate) {
+				t.Errorf("kind %q from %q; want a migration from %q", m.Kind, m.MigrateFrom, tt.wantMigrate)
 			}
 			if err := m.Validate(); err != nil {
 				t.Error(err)
