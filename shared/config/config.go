@@ -89,9 +89,12 @@ type AgentDefaults struct {
 	// Models is the model catalog (agents.defaults.models) in file order.
 	Models       []CatalogModel
 	UserTimezone string // as written; Session.TimeZone is the one in use
-	Sandbox      Sandbox
-	Subagents    SubagentDefaults
-	Tools        ToolPolicy
+	// ContextTokens is the model's context window in tokens
+	// (agents.defaults.contextTokens), shown by /status; 0: unknown.
+	ContextTokens int
+	Sandbox       Sandbox
+	Subagents     SubagentDefaults
+	Tools         ToolPolicy
 }
 
 // ModelChoice is a model setting: "provider/model" or {primary, fallbacks}.

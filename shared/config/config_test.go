@@ -351,6 +351,8 @@ func TestParseErrors(t *testing.T) {
 		{"timeZone Local", `{session: {timeZone: "Local"}}`, `session.timeZone: must be an IANA time zone name such as "Europe/Lisbon", got "Local"`},
 		{"timeZone type", `{session: {timeZone: 1}}`, `session.timeZone: must be a string, got 1`},
 		{"userTimezone unknown", `{agents: {defaults: {userTimezone: "Nowhere"}}}`, `agents.defaults.userTimezone: unknown time zone "Nowhere" (use an IANA name such as "Europe/Lisbon")`},
+		{"contextTokens zero", `{agents: {defaults: {contextTokens: 0}}}`, `agents.defaults.contextTokens: must be a whole number of tokens >= 1, got 0`},
+		{"contextTokens fraction", `{agents: {defaults: {contextTokens: 1.5}}}`, `agents.defaults.contextTokens: must be a whole number of tokens >= 1, got 1.5`},
 
 		{"agents type", `{agents: []}`, `agents: must be an object, got a list`},
 		{"agents.list type", `{agents: {list: {}}}`, `agents.list: must be a list, got an object`},

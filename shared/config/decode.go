@@ -286,6 +286,9 @@ func decodeAgents(r *reader, a *object, out *Agents) {
 			loadZone(r, tz, p)
 			out.Defaults.UserTimezone = tz
 		}
+		if n, p := d.field("contextTokens"); n != nil {
+			out.Defaults.ContextTokens = r.integer(n, p, 1, 100_000_000, "a whole number of tokens >= 1")
+		}
 		if n, p := d.field("sandbox"); n != nil {
 			out.Defaults.Sandbox = sandbox(r, n, p, out.Defaults.Sandbox)
 		}

@@ -130,6 +130,7 @@ func (p *Processor) Handle(ctx context.Context, m inbound.Message, attempt int) 
 		// upstream UIs read it ("context used").
 		entry.TotalTokens = out.usage.Input + out.usage.Output
 		entry.Model, entry.ModelProvider = ref.Name, ref.Provider // the model that answered last
+		entry.ContextTokens = int64(cfg.Agents.Defaults.ContextTokens)
 		history = append(history, model.Message{Role: model.User, Content: out.prompt}, model.Message{Role: model.Assistant, Content: out.text})
 	}
 

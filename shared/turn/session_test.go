@@ -2,6 +2,7 @@ package turn_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -222,6 +223,18 @@ func TestStatusCommand(t *testing.T) {
 	after := r.entry(t, "agent:main:main")
 	if after.TranscriptSeq != 1 || after.SessionID != e.SessionID {
 		t.Fatalf("/status changed the conversation: %+v", after)
+	}
+}
+
+func TestStatusShowsContextWindow(t *testing.T) {
+	r := newRig()
+	r.settings.set(`{agents: {defaults: {contextTokens: 1000}}, channels: {telegram: {allowFrom: ["*"]}}}`)
+	r.handle(t, msg(1, "hello"))
+	e := r.entry(t, "agent:main:main")
+	r.handle(t, msg(2, "/status"))
+	want := fmt.Sprintf("Context: %d of 1000 tokens (%d%%)", e.TotalTokens, e.TotalTokens*100/1000)
+	if e.TotalTokens == 0 || !strings.Contains(r.lastSent(t), want) {
+		t.Fatalf("status %q; want %q", r.lastSent(t), want)
 	}
 }
 
