@@ -4,43 +4,92 @@ package model
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"strings"
 
 	"github.com/zero-gateway/zero/shared/fault"
 )
 
-// Roles of a context message.
+// Roles of a context message. ToolResult is the upstream transcript's name
+// for the answer to a tool call.
 const (
-	User      = "user"
-	Assistant = "assistant"
+	User       = "user"
+	Assistant  = "assistant"
+	ToolResult = "toolResult"
+)
+
+// Stop reasons, as the upstream transcript records them.
+const (
+	StopEnd     = "stop"
+	StopLength  = "length"
+	StopToolUse = "toolUse"
+	StopError   = "error"
+	StopAborted = "aborted"
 )
 
 // Message is one message of the model context.
 type Message struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
+	// ToolCalls are the calls an assistant message made, in order.
+	ToolCalls []ToolCall `json:"toolCalls,omitempty"`
+	// A toolResult message answers the call ToolCallID of tool ToolName.
+	ToolCallID string `json:"toolCallId,omitempty"`
+	ToolName   string `json:"toolName,omitempty"`
+	IsError    bool   `json:"isError,omitempty"`
 }
 
-// Request is one completion call.
+// ToolCall is one call the model asked for. Arguments is the JSON text as
+// the model produced it: it may be invalid (OpenAI-compatible servers pass
+// the model's text through), which the loop answers as a tool error.
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// ToolSpec is a tool offered to the model.
+type ToolSpec struct {
+	Name        string
+	Description string
+	// Schema is the JSON Schema of the arguments object.
+	Schema json.RawMessage
+}
+
+// Request is one completion call. Adapters send consecutive toolResult
+// messages the way their API wants them (Anthropic and Bedrock: together,
+// in the next user message).
 type Request struct {
-	Model    string // the model name without its provider prefix
-	System   string
-	Messages []Message
+	Model     string // the model name without its provider prefix
+	System    string
+	Messages  []Message
+	Tools     []ToolSpec
+	MaxTokens int // 0: the adapter's default
 }
 
 // Usage is the token accounting of one call, in ZERO's terms.
 type Usage struct {
-	Input  int64 `json:"input"`
-	Output int64 `json:"output"`
-	Total  int64 `json:"totalTokens"`
+	Input      int64 `json:"input"`
+	Output     int64 `json:"output"`
+	CacheRead  int64 `json:"cacheRead,omitempty"`
+	CacheWrite int64 `json:"cacheWrite,omitempty"`
+	Total      int64 `json:"totalTokens"`
 }
 
-// Response is the model's answer.
+// Response is the model's answer: text, tool calls, or both.
 type Response struct {
 	Text       string
-	StopReason string // stop | length | toolUse | error | aborted
+	Thinking   string // reasoning text, when the provider returns it
+	ToolCalls  []ToolCall
+	StopReason string // StopEnd, StopLength, StopToolUse, StopError, StopAborted
 	Usage      Usage
 }
+
+// ErrContextOverflow marks a request the model refused because the context
+// is larger than its window. Adapters wrap it (errors.Is finds it) so the
+// loop can compact and retry instead of failing the run.
+var ErrContextOverflow = errors.New("the conversation is longer than the model's context window")
 
 // Client completes a request. Implementations classify errors with fault:
 // RateLimited and Unavailable may be retried, Invalid and Unauthorized not.
