@@ -25,6 +25,7 @@ var roles = map[string]string{
 	"turn":       "core",
 	"config":     "core",
 	"tool":       "core",
+	"agent":      "core",
 	"dynamo":     "adapter",
 	"s3store":    "adapter",
 	"sqsqueue":   "adapter",

@@ -38,10 +38,17 @@ type Line struct {
 	SourceID string `json:"sourceId,omitempty"`
 }
 
-// Content is one block of a message.
+// Content is one block of a message: "text" (Text), "thinking" (Thinking)
+// or, in assistant messages, "toolCall" (ID, Name, Arguments).
 type Content struct {
-	Type string `json:"type"` // "text"
-	Text string `json:"text,omitempty"`
+	Type     string `json:"type"`
+	Text     string `json:"text,omitempty"`
+	Thinking string `json:"thinking,omitempty"`
+	ID       string `json:"id,omitempty"`
+	Name     string `json:"name,omitempty"`
+	// Arguments is the call's arguments object; arguments the model sent
+	// as invalid JSON are kept as a JSON string of the raw text.
+	Arguments json.RawMessage `json:"arguments,omitempty"`
 }
 
 // Usage mirrors the upstream assistant usage block.
@@ -61,7 +68,11 @@ type Message struct {
 	Model      string    `json:"model,omitempty"`
 	StopReason string    `json:"stopReason,omitempty"`
 	Usage      *Usage    `json:"usage,omitempty"`
-	Timestamp  int64     `json:"timestamp"`
+	// toolResult messages: the call answered.
+	ToolCallID string `json:"toolCallId,omitempty"`
+	ToolName   string `json:"toolName,omitempty"`
+	IsError    bool   `json:"isError,omitempty"`
+	Timestamp  int64  `json:"timestamp"`
 }
 
 // UnmarshalJSON accepts upstream user messages whose content is a plain string.
