@@ -115,7 +115,6 @@ func (l *Loop) Run(ctx context.Context, in Input) (Output, error) {
 	if maxIter <= 0 {
 		maxIter = DefaultMaxIterations
 	}
-	var lastFailure string
 	for iter := 1; ; iter++ {
 		if err := ctx.Err(); err != nil {
 			out.Stop = model.StopAborted
@@ -134,33 +133,68 @@ func (l *Loop) Run(ctx context.Context, in Input) (Output, error) {
 		out.Stop = resp.StopReason
 		out.Messages = append(out.Messages, model.Message{Role: model.Assistant, Content: resp.Text, ToolCalls: resp.ToolCalls})
 		if len(resp.ToolCalls) == 0 {
-			out.Reply = shape(resp.Text, out.ToolErrors, lastFailure)
-			return out, nil
+			break
 		}
 		if iter >= maxIter {
-			// The model still wants tools: stop rather than loop on, and
-			// say so instead of leaving the user without an answer.
-			text := strings.TrimSpace(resp.Text)
-			if text != "" {
-				text += "\n\n"
-			}
-			out.Reply = text + fmt.Sprintf("(Stopped after %d rounds of tool calls.)", maxIter)
-			// The calls stay unanswered in the context; answer them so
-			// the next turn's request is well formed.
+			// The model still wants tools: stop rather than loop on. The
+			// calls are answered (not run) so the next turn's request is
+			// well formed; Reply says the run was cut short.
 			for _, c := range resp.ToolCalls {
-				out.Messages = append(out.Messages, model.Message{Role: model.ToolResult, ToolCallID: c.ID, ToolName: c.Name, IsError: true, Content: "not run: the run reached its limit of tool rounds"})
+				out.Messages = append(out.Messages, model.Message{Role: model.ToolResult, ToolCallID: c.ID, ToolName: c.Name, IsError: true, Content: notRun})
 			}
-			return out, nil
+			break
 		}
 		for _, c := range resp.ToolCalls {
 			result := l.call(ctx, tools, c)
 			if result.IsError {
 				out.ToolErrors++
-				lastFailure = c.Name + ": " + result.Text
 			}
 			out.Messages = append(out.Messages, model.Message{Role: model.ToolResult, ToolCallID: c.ID, ToolName: c.Name, IsError: result.IsError, Content: result.Text})
 		}
 	}
+	out.Reply = Reply(out.Messages)
+	return out, nil
+}
+
+// notRun answers the calls of a run stopped at its iteration bound.
+const notRun = "not run: the run reached its limit of tool rounds"
+
+// Reply derives the text to deliver from a run's messages, so a retried
+// turn that adopts a recorded run replies exactly as the first attempt
+// would have: the last assistant text, where SilentToken (alone, at the
+// start or as the last word) means no reply; a note when the run stopped
+// at its iteration bound; and, when nothing renderable is left and a tool
+// failed, a fallback naming the failure.
+func Reply(msgs []model.Message) string {
+	last := -1
+	for i, m := range msgs {
+		if m.Role == model.Assistant {
+			last = i
+		}
+	}
+	if last < 0 {
+		return ""
+	}
+	t := strings.TrimSpace(msgs[last].Content)
+	if last < len(msgs)-1 {
+		if t != "" && !silent(t) {
+			t += "\n\n"
+		} else {
+			t = ""
+		}
+		return t + "(Stopped before finishing: too many rounds of tool calls.)"
+	}
+	if silent(t) {
+		return ""
+	}
+	if t == "" {
+		for i := len(msgs) - 1; i >= 0; i-- {
+			if m := msgs[i]; m.Role == model.ToolResult && m.IsError {
+				return "⚠️ A tool failed: " + m.ToolName + ": " + m.Content
+			}
+		}
+	}
+	return t
 }
 
 // call runs one tool call through the hooks. Nothing here fails the run:
@@ -245,20 +279,6 @@ func (l *Loop) trim(s string) string {
 		cut--
 	}
 	return s[:cut] + fmt.Sprintf("\n[… %d more bytes cut]", len(s)-cut)
-}
-
-// shape turns the final assistant text into the reply: SilentToken (alone,
-// at the start or as the last word) means no reply; an empty answer after a
-// failed tool gets a fallback saying what failed.
-func shape(text string, toolErrors int, lastFailure string) string {
-	t := strings.TrimSpace(text)
-	if silent(t) {
-		return ""
-	}
-	if t == "" && toolErrors > 0 {
-		return "⚠️ A tool failed: " + lastFailure
-	}
-	return t
 }
 
 func silent(t string) bool {

@@ -187,7 +187,7 @@ func TestRunBounds(t *testing.T) {
 		m := &script{answers: []model.Response{calls(loop), calls(loop), calls(loop), calls(loop)}}
 		l := &Loop{Model: m, Tools: []Tool{&echoTool{}}, MaxIterations: 3}
 		out, err := l.Run(context.Background(), Input{Prompt: "go"})
-		if err != nil || len(m.seen) != 3 || !strings.Contains(out.Reply, "Stopped after 3 rounds") {
+		if err != nil || len(m.seen) != 3 || !strings.Contains(out.Reply, "too many rounds of tool calls") {
 			t.Fatalf("%d model calls, reply %q, %v", len(m.seen), out.Reply, err)
 		}
 		last := out.Messages[len(out.Messages)-1]
