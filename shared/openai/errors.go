@@ -10,11 +10,27 @@ import (
 	sdk "github.com/openai/openai-go/v3"
 
 	"github.com/zero-gateway/zero/shared/fault"
+	"github.com/zero-gateway/zero/shared/model"
 )
 
 // ContextOverflowPrefix starts the message of the fault.Invalid error returned
-// when the prompt does not fit the model's context window.
+// when the prompt does not fit the model's context window. That error also
+// wraps model.ErrContextOverflow, which is what callers should test for.
 const ContextOverflowPrefix = "context overflow:"
+
+// overflowPhrases are the (lower-cased) phrases by which OpenAI-compatible
+// servers that send no context_length_exceeded code say the context is too
+// long. Each is specific to a window overflow: a too-large max_tokens on its
+// own, or a too-large HTTP body, does not match.
+var overflowPhrases = []string{
+	"maximum context length",               // OpenAI (older models), vLLM, OpenRouter, Mistral
+	"exceeds the context window",           // OpenAI (newer models)
+	"longer than the maximum model length", // vLLM ("The decoder prompt ... is longer than the maximum model length")
+	"exceeds the available context size",   // llama.cpp server
+	"greater than the context length",      // LM Studio
+	"maximum prompt length",                // xAI
+	"reduce the length of the messages",    // Groq
+}
 
 // classify turns an error from the SDK into a fault. It is the only place the
 // adapter classifies errors.
@@ -55,18 +71,27 @@ func classifyStatus(e *sdk.Error, apiKey string) error {
 		return fault.Wrap(fault.Unavailable, cause, "the model provider is unavailable (HTTP %d)", status)
 	case status >= 400:
 		if isContextOverflow(e) {
-			return fault.Wrap(fault.Invalid, cause, "%s %s", ContextOverflowPrefix, msg)
+			return fault.Wrap(fault.Invalid, fmt.Errorf("%w: %w", model.ErrContextOverflow, cause),
+				"%s %s", ContextOverflowPrefix, msg)
 		}
 		return fault.Wrap(fault.Invalid, cause, "the model provider rejected the request: %s", msg)
 	}
 	return fault.Wrap(fault.Unavailable, cause, "unexpected answer from the model provider (HTTP %d)", status)
 }
 
-// isContextOverflow recognizes OpenAI's code and the message that vLLM and
-// OpenRouter send without one.
+// isContextOverflow recognizes OpenAI's code, llama.cpp's error type, and
+// the messages of servers that send neither (overflowPhrases).
 func isContextOverflow(e *sdk.Error) bool {
-	return e.Code == "context_length_exceeded" ||
-		strings.Contains(strings.ToLower(e.Message), "maximum context length")
+	if e.Code == "context_length_exceeded" || e.Type == "exceed_context_size_error" {
+		return true
+	}
+	msg := strings.ToLower(e.Message)
+	for _, p := range overflowPhrases {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // providerMessage is the provider's error text, safe to show a user.

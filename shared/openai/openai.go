@@ -2,9 +2,9 @@
 // API through the official SDK. Any server that speaks the same wire format
 // (Ollama, vLLM, OpenRouter, ...) works by pointing BaseURL at it.
 //
-// The adapter is split in small steps so tool calling and streaming can be
-// added beside the text path: buildParams (model.Request -> SDK params),
-// mapResponse (SDK completion -> model.Response) and classify (SDK error ->
+// The adapter is split in steps: buildParams (request.go: model.Request ->
+// SDK params, tools and tool results included), mapResponse (response.go:
+// SDK completion -> model.Response) and classify (errors.go: SDK error ->
 // fault), which is the only place errors are classified.
 package openai
 
@@ -47,6 +47,9 @@ type Config struct {
 type Client struct {
 	chat   sdk.ChatCompletionService
 	apiKey string // kept only to scrub it from provider messages
+	// limit is the request field that carries model.Request.MaxTokens; see
+	// limitFieldFor.
+	limit limitField
 }
 
 var _ model.Client = (*Client)(nil)
@@ -66,7 +69,8 @@ func New(cfg Config) (*Client, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fault.New(fault.Invalid, "OpenAI base URL %q is not an http(s) URL", base)
 	}
-	if cfg.APIKey == "" && strings.EqualFold(u.Hostname(), openAIHost) {
+	isOpenAI := strings.EqualFold(u.Hostname(), openAIHost)
+	if cfg.APIKey == "" && isOpenAI {
 		return nil, fault.New(fault.Invalid,
 			"OPENAI_API_KEY is not set: %s needs an API key (only a local OpenAI-compatible server may go without one)", base)
 	}
@@ -79,12 +83,19 @@ func New(cfg Config) (*Client, error) {
 	if cfg.HTTPClient != nil {
 		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
 	}
-	return &Client{chat: sdk.NewChatCompletionService(opts...), apiKey: cfg.APIKey}, nil
+	return &Client{
+		chat:   sdk.NewChatCompletionService(opts...),
+		apiKey: cfg.APIKey,
+		limit:  limitFieldFor(isOpenAI),
+	}, nil
 }
 
-// Complete implements model.Client.
+// Complete implements model.Client. The answer's tool calls carry their
+// arguments verbatim, valid JSON or not; a context-overflow refusal is a
+// fault.Invalid error for which errors.Is(err, model.ErrContextOverflow)
+// holds.
 func (c *Client) Complete(ctx context.Context, req model.Request) (model.Response, error) {
-	params, err := buildParams(req)
+	params, err := buildParams(req, c.limit)
 	if err != nil {
 		return model.Response{}, err
 	}
@@ -93,76 +104,4 @@ func (c *Client) Complete(ctx context.Context, req model.Request) (model.Respons
 		return model.Response{}, classify(err, c.apiKey)
 	}
 	return mapResponse(completion)
-}
-
-// buildParams translates a model.Request into Chat Completions parameters:
-// the system prompt first (when set), then the messages in order.
-func buildParams(req model.Request) (sdk.ChatCompletionNewParams, error) {
-	if strings.TrimSpace(req.Model) == "" {
-		return sdk.ChatCompletionNewParams{}, fault.New(fault.Invalid, "no model name given for the OpenAI provider")
-	}
-	msgs := make([]sdk.ChatCompletionMessageParamUnion, 0, len(req.Messages)+1)
-	if req.System != "" {
-		msgs = append(msgs, sdk.SystemMessage(req.System))
-	}
-	for i, m := range req.Messages {
-		p, ok := messageParam(m)
-		if !ok {
-			return sdk.ChatCompletionNewParams{}, fault.New(fault.Invalid, "message %d has unsupported role %q", i, m.Role)
-		}
-		msgs = append(msgs, p)
-	}
-	return sdk.ChatCompletionNewParams{Model: req.Model, Messages: msgs}, nil
-}
-
-// messageParam translates one context message; false for an unknown role.
-func messageParam(m model.Message) (sdk.ChatCompletionMessageParamUnion, bool) {
-	switch m.Role {
-	case model.User:
-		return sdk.UserMessage(m.Content), true
-	case model.Assistant:
-		return sdk.AssistantMessage(m.Content), true
-	}
-	return sdk.ChatCompletionMessageParamUnion{}, false
-}
-
-// mapResponse translates the first choice and the usage of a completion.
-func mapResponse(c *sdk.ChatCompletion) (model.Response, error) {
-	if c == nil || len(c.Choices) == 0 {
-		return model.Response{}, fault.New(fault.Unavailable, "the model provider returned no answer (no choices)")
-	}
-	choice := c.Choices[0]
-	text := choice.Message.Content
-	if text == "" {
-		text = choice.Message.Refusal
-	}
-	return model.Response{
-		Text:       text,
-		StopReason: stopReason(choice.FinishReason),
-		Usage:      mapUsage(c.Usage),
-	}, nil
-}
-
-// stopReason maps a Chat Completions finish_reason to ZERO's stop reasons.
-// An absent or unknown reason (some compatible servers send none) counts as
-// a normal stop.
-func stopReason(finish string) string {
-	switch finish {
-	case "length":
-		return "length"
-	case "tool_calls", "function_call":
-		return "toolUse"
-	case "content_filter":
-		return "error"
-	}
-	return "stop"
-}
-
-// mapUsage maps token usage; Total is derived when the server omits it.
-func mapUsage(u sdk.CompletionUsage) model.Usage {
-	total := u.TotalTokens
-	if total == 0 {
-		total = u.PromptTokens + u.CompletionTokens
-	}
-	return model.Usage{Input: u.PromptTokens, Output: u.CompletionTokens, Total: total}
 }

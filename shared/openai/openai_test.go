@@ -8,7 +8,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -27,16 +29,42 @@ type reply struct {
 	header map[string]string
 }
 
-// wireMessage and wireRequest decode what the adapter sends. Content is a
-// string: a content-part array would fail to decode and fail the test.
+// wireMessage, wireRequest and the types below decode what the adapter
+// sends. Content is a string: a content-part array would fail to decode and
+// fail the test.
 type wireMessage struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
+	Role       string         `json:"role"`
+	Content    string         `json:"content"`
+	ToolCalls  []wireToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string         `json:"tool_call_id,omitempty"`
+}
+
+type wireToolCall struct {
+	ID       string       `json:"id"`
+	Type     string       `json:"type"`
+	Function wireFunction `json:"function"`
+}
+
+type wireFunction struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+type wireTool struct {
+	Type     string `json:"type"`
+	Function struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		Parameters  json.RawMessage `json:"parameters"`
+	} `json:"function"`
 }
 
 type wireRequest struct {
-	Model    string        `json:"model"`
-	Messages []wireMessage `json:"messages"`
+	Model               string        `json:"model"`
+	Messages            []wireMessage `json:"messages"`
+	Tools               []wireTool    `json:"tools"`
+	MaxTokens           *int64        `json:"max_tokens"`
+	MaxCompletionTokens *int64        `json:"max_completion_tokens"`
 }
 
 // received is one request as the fake server saw it.
@@ -44,37 +72,60 @@ type received struct {
 	method, path string
 	header       http.Header
 	body         wireRequest
+	raw          []byte // the body as sent, to check which fields are present
+}
+
+// messageFields is the raw JSON object of message i of a request, to check
+// which fields the adapter sent at all.
+func messageFields(t *testing.T, r received, i int) map[string]json.RawMessage {
+	t.Helper()
+	var body struct {
+		Messages []map[string]json.RawMessage `json:"messages"`
+	}
+	if err := json.Unmarshal(r.raw, &body); err != nil || i >= len(body.Messages) {
+		t.Fatalf("request has no message %d (err %v): %s", i, err, r.raw)
+	}
+	return body.Messages[i]
 }
 
 // fakeServer speaks the Chat Completions wire format under /v1. It answers
 // with replies in order (the last one repeats) and records every request.
+// When checks are set, check i runs on request i inside the handler, so a
+// scripted conversation asserts each request as the server receives it.
 type fakeServer struct {
 	*httptest.Server
+	t       *testing.T
 	mu      sync.Mutex
 	replies []reply
+	checks  []func(t *testing.T, r wireRequest)
 	got     []received
 }
 
 func newFakeServer(t *testing.T, replies ...reply) *fakeServer {
 	t.Helper()
-	f := &fakeServer{replies: replies}
+	f := &fakeServer{t: t, replies: replies}
 	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.Close)
 	return f
 }
 
 func (f *fakeServer) serve(w http.ResponseWriter, r *http.Request) {
+	raw, readErr := io.ReadAll(r.Body)
 	var body wireRequest
-	decodeErr := json.NewDecoder(r.Body).Decode(&body)
+	decodeErr := errors.Join(readErr, json.Unmarshal(raw, &body))
 
 	f.mu.Lock()
-	f.got = append(f.got, received{method: r.Method, path: r.URL.Path, header: r.Header.Clone(), body: body})
+	f.got = append(f.got, received{method: r.Method, path: r.URL.Path, header: r.Header.Clone(), body: body, raw: raw})
 	n := len(f.got)
 	f.mu.Unlock()
 
 	if decodeErr != nil {
+		f.t.Errorf("request %d: body does not decode: %v\n%s", n, decodeErr, raw)
 		http.Error(w, `{"error":{"message":"test server: bad JSON body","type":"invalid_request_error","code":null}}`, http.StatusBadRequest)
 		return
+	}
+	if n <= len(f.checks) {
+		f.checks[n-1](f.t, body)
 	}
 	rep := f.replies[min(n, len(f.replies))-1]
 	for k, v := range rep.header {
@@ -91,17 +142,34 @@ func (f *fakeServer) requests() []received {
 	return append([]received(nil), f.got...)
 }
 
-// completion is a 200 Chat Completions answer.
+// completion is a 200 Chat Completions answer with text content.
 func completion(content, finish string, prompt, completionTokens, total int) reply {
+	return answer(fmt.Sprintf(`{"role": "assistant", "content": %q, "refusal": null}`, content), finish,
+		fmt.Sprintf(`{"prompt_tokens": %d, "completion_tokens": %d, "total_tokens": %d}`, prompt, completionTokens, total))
+}
+
+// answer is a 200 Chat Completions answer whose first choice has the message
+// msg and the finish reason finish (omitted when empty); msg and usage are
+// JSON objects as a server writes them.
+func answer(msg, finish, usage string) reply {
+	finishField := ""
+	if finish != "" {
+		finishField = fmt.Sprintf(`, "finish_reason": %q`, finish)
+	}
 	return reply{status: http.StatusOK, body: fmt.Sprintf(`{
   "id": "chatcmpl-123",
   "object": "chat.completion",
   "created": 1700000000,
   "model": "gpt-test",
-  "choices": [{"index": 0, "message": {"role": "assistant", "content": %q, "refusal": null}, "logprobs": null, "finish_reason": %q}],
-  "usage": {"prompt_tokens": %d, "completion_tokens": %d, "total_tokens": %d}
-}`, content, finish, prompt, completionTokens, total)}
+  "choices": [{"index": 0, "message": %s, "logprobs": null%s}],
+  "usage": %s
+}`, msg, finishField, usage)}
 }
+
+// smallUsage is the usage of answers whose tokens do not matter.
+const smallUsage = `{"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}`
+
+var smallUsageWant = model.Usage{Input: 1, Output: 1, Total: 2}
 
 // apiError is an error answer in OpenAI's error format.
 func apiError(status int, message, typ, code string) reply {
@@ -128,8 +196,10 @@ func TestComplete(t *testing.T) {
 		wantCode   fault.Code // "" for success
 		wantPrefix string     // the user message starts with it
 		wantSubstr string     // the user message contains it
-		wantCalls  int
-		check      func(t *testing.T, got []received)
+		// wantOverflow: errors.Is(err, model.ErrContextOverflow) must hold
+		wantOverflow bool
+		wantCalls    int
+		check        func(t *testing.T, got []received)
 	}{
 		{
 			name:      "system prompt and history in order",
@@ -184,27 +254,6 @@ func TestComplete(t *testing.T) {
 			req:       history,
 			replies:   []reply{completion("ok", "stop", 5, 3, 0)},
 			want:      model.Response{Text: "ok", StopReason: "stop", Usage: model.Usage{Input: 5, Output: 3, Total: 8}},
-			wantCalls: 1,
-		},
-		{
-			name:      "finish_reason length",
-			req:       history,
-			replies:   []reply{completion("cut", "length", 1, 1, 2)},
-			want:      model.Response{Text: "cut", StopReason: "length", Usage: model.Usage{Input: 1, Output: 1, Total: 2}},
-			wantCalls: 1,
-		},
-		{
-			name:      "finish_reason tool_calls",
-			req:       history,
-			replies:   []reply{completion("", "tool_calls", 1, 1, 2)},
-			want:      model.Response{Text: "", StopReason: "toolUse", Usage: model.Usage{Input: 1, Output: 1, Total: 2}},
-			wantCalls: 1,
-		},
-		{
-			name:      "finish_reason content_filter",
-			req:       history,
-			replies:   []reply{completion("", "content_filter", 1, 0, 1)},
-			want:      model.Response{Text: "", StopReason: "error", Usage: model.Usage{Input: 1, Output: 0, Total: 1}},
 			wantCalls: 1,
 		},
 		{
@@ -281,21 +330,23 @@ func TestComplete(t *testing.T) {
 			wantCalls:  1,
 		},
 		{
-			name:       "400 context_length_exceeded is a context overflow",
-			req:        history,
-			replies:    []reply{apiError(400, "This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.", "invalid_request_error", "context_length_exceeded")},
-			wantCode:   fault.Invalid,
-			wantPrefix: "context overflow:",
-			wantSubstr: "128000 tokens",
-			wantCalls:  1,
+			name:         "400 context_length_exceeded is a context overflow",
+			req:          history,
+			replies:      []reply{apiError(400, "This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.", "invalid_request_error", "context_length_exceeded")},
+			wantCode:     fault.Invalid,
+			wantPrefix:   "context overflow:",
+			wantSubstr:   "128000 tokens",
+			wantOverflow: true,
+			wantCalls:    1,
 		},
 		{
-			name:       "400 overflow without a code (vLLM) is a context overflow",
-			req:        history,
-			replies:    []reply{apiError(400, "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens.", "BadRequestError", "")},
-			wantCode:   fault.Invalid,
-			wantPrefix: "context overflow:",
-			wantCalls:  1,
+			name:         "400 overflow without a code (vLLM) is a context overflow",
+			req:          history,
+			replies:      []reply{apiError(400, "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens.", "BadRequestError", "")},
+			wantCode:     fault.Invalid,
+			wantPrefix:   "context overflow:",
+			wantOverflow: true,
+			wantCalls:    1,
 		},
 		{
 			name:       "other 400 is invalid, not an overflow",
@@ -338,6 +389,316 @@ func TestComplete(t *testing.T) {
 			wantSubstr: "no model name",
 			wantCalls:  0,
 		},
+		{
+			name: "tools sent as functions",
+			req: model.Request{
+				Model:    "gpt-test",
+				Messages: []model.Message{{Role: model.User, Content: "weather?"}},
+				Tools: []model.ToolSpec{
+					{Name: "get_weather", Description: "Current weather of a city.", Schema: json.RawMessage(weatherSchema)},
+					{Name: "now"},
+				},
+			},
+			replies:   []reply{completion("sunny", "stop", 1, 1, 2)},
+			want:      model.Response{Text: "sunny", StopReason: model.StopEnd, Usage: smallUsageWant},
+			wantCalls: 1,
+			check: func(t *testing.T, got []received) {
+				tools := got[0].body.Tools
+				if len(tools) != 2 {
+					t.Fatalf("tools = %+v, want 2", tools)
+				}
+				for _, tool := range tools {
+					if tool.Type != "function" {
+						t.Errorf("tool %q type = %q, want function", tool.Function.Name, tool.Type)
+					}
+				}
+				w := tools[0].Function
+				if w.Name != "get_weather" || w.Description != "Current weather of a city." || !sameJSON(t, w.Parameters, weatherSchema) {
+					t.Errorf("tool 0 = %s %q %s, want get_weather with its description and schema", w.Name, w.Description, w.Parameters)
+				}
+				n := tools[1].Function
+				if n.Name != "now" || !sameJSON(t, n.Parameters, `{"type":"object","properties":{}}`) {
+					t.Errorf("tool 1 = %s %s, want now with an empty object schema", n.Name, n.Parameters)
+				}
+				if strings.Contains(string(got[0].raw), `"description":""`) {
+					t.Errorf("an empty description was sent: %s", got[0].raw)
+				}
+			},
+		},
+		{
+			name: "assistant tool calls and tool results in order",
+			req: model.Request{
+				Model: "gpt-test",
+				Messages: []model.Message{
+					{Role: model.User, Content: "weather in Paris and Rome?"},
+					{Role: model.Assistant, Content: "Checking both.", ToolCalls: []model.ToolCall{
+						{ID: "call_a", Name: "get_weather", Arguments: `{"city":"Paris"}`},
+						{ID: "call_b", Name: "get_weather", Arguments: `{"city":"Rome"}`},
+					}},
+					{Role: model.ToolResult, ToolCallID: "call_a", ToolName: "get_weather", Content: "18°C"},
+					{Role: model.ToolResult, ToolCallID: "call_b", ToolName: "get_weather", Content: "unknown city", IsError: true},
+				},
+			},
+			replies:   []reply{completion("Paris: 18°C.", "stop", 1, 1, 2)},
+			want:      model.Response{Text: "Paris: 18°C.", StopReason: model.StopEnd, Usage: smallUsageWant},
+			wantCalls: 1,
+			check: func(t *testing.T, got []received) {
+				want := []wireMessage{
+					{Role: "user", Content: "weather in Paris and Rome?"},
+					{Role: "assistant", Content: "Checking both.", ToolCalls: []wireToolCall{
+						{ID: "call_a", Type: "function", Function: wireFunction{Name: "get_weather", Arguments: `{"city":"Paris"}`}},
+						{ID: "call_b", Type: "function", Function: wireFunction{Name: "get_weather", Arguments: `{"city":"Rome"}`}},
+					}},
+					{Role: "tool", ToolCallID: "call_a", Content: "18°C"},
+					{Role: "tool", ToolCallID: "call_b", Content: "Error: unknown city"},
+				}
+				if !reflect.DeepEqual(got[0].body.Messages, want) {
+					t.Errorf("messages =\n%+v\nwant\n%+v", got[0].body.Messages, want)
+				}
+			},
+		},
+		{
+			name: "assistant tool calls without text send no content",
+			req: model.Request{
+				Model: "gpt-test",
+				Messages: []model.Message{
+					{Role: model.User, Content: "time?"},
+					{Role: model.Assistant, ToolCalls: []model.ToolCall{{ID: "call_1", Name: "now", Arguments: `{}`}}},
+					{Role: model.ToolResult, ToolCallID: "call_1", ToolName: "now", Content: "12:00"},
+				},
+			},
+			replies:   []reply{completion("noon", "stop", 1, 1, 2)},
+			want:      model.Response{Text: "noon", StopReason: model.StopEnd, Usage: smallUsageWant},
+			wantCalls: 1,
+			check: func(t *testing.T, got []received) {
+				if c, ok := messageFields(t, got[0], 1)["content"]; ok {
+					t.Errorf("assistant tool-call message has content %s, want none", c)
+				}
+			},
+		},
+		{
+			name: "invalid JSON arguments are sent verbatim",
+			req: model.Request{
+				Model: "gpt-test",
+				Messages: []model.Message{
+					{Role: model.User, Content: "weather?"},
+					{Role: model.Assistant, ToolCalls: []model.ToolCall{
+						{ID: "call_1", Name: "get_weather", Arguments: `{"city": "Par`},
+						{ID: "call_2", Name: "get_weather", Arguments: ""},
+					}},
+					{Role: model.ToolResult, ToolCallID: "call_1", Content: "arguments are not valid JSON", IsError: true},
+					{Role: model.ToolResult, ToolCallID: "call_2", Content: "arguments are not valid JSON", IsError: true},
+				},
+			},
+			replies:   []reply{completion("sorry", "stop", 1, 1, 2)},
+			want:      model.Response{Text: "sorry", StopReason: model.StopEnd, Usage: smallUsageWant},
+			wantCalls: 1,
+			check: func(t *testing.T, got []received) {
+				calls := got[0].body.Messages[1].ToolCalls
+				if len(calls) != 2 || calls[0].Function.Arguments != `{"city": "Par` || calls[1].Function.Arguments != "" {
+					t.Errorf("tool calls = %+v, want the arguments verbatim", calls)
+				}
+			},
+		},
+		{
+			name:      "max_tokens to an OpenAI-compatible server",
+			req:       model.Request{Model: "llama3.2", Messages: []model.Message{{Role: model.User, Content: "hi"}}, MaxTokens: 256},
+			replies:   []reply{completion("hi", "stop", 1, 1, 2)},
+			want:      model.Response{Text: "hi", StopReason: model.StopEnd, Usage: smallUsageWant},
+			wantCalls: 1,
+			check: func(t *testing.T, got []received) {
+				b := got[0].body
+				if b.MaxTokens == nil || *b.MaxTokens != 256 || b.MaxCompletionTokens != nil {
+					t.Errorf("body = %s, want max_tokens 256 and no max_completion_tokens", got[0].raw)
+				}
+			},
+		},
+		{
+			name:      "no token limit when MaxTokens is 0",
+			req:       history,
+			replies:   []reply{completion("4", "stop", 1, 1, 2)},
+			want:      model.Response{Text: "4", StopReason: model.StopEnd, Usage: smallUsageWant},
+			wantCalls: 1,
+			check: func(t *testing.T, got []received) {
+				if b := got[0].body; b.MaxTokens != nil || b.MaxCompletionTokens != nil {
+					t.Errorf("body = %s, want no token limit", got[0].raw)
+				}
+			},
+		},
+		{
+			name: "tool result without a tool call id is invalid and sends nothing",
+			req: model.Request{Model: "gpt-test", Messages: []model.Message{
+				{Role: model.User, Content: "hi"},
+				{Role: model.ToolResult, ToolName: "now", Content: "12:00"},
+			}},
+			replies:    []reply{completion("never", "stop", 1, 1, 2)},
+			wantCode:   fault.Invalid,
+			wantSubstr: "message 1: tool result for \"now\" has no tool call id",
+			wantCalls:  0,
+		},
+		{
+			name: "tool call without an id is invalid and sends nothing",
+			req: model.Request{Model: "gpt-test", Messages: []model.Message{
+				{Role: model.User, Content: "hi"},
+				{Role: model.Assistant, ToolCalls: []model.ToolCall{{Name: "now", Arguments: "{}"}}},
+			}},
+			replies:    []reply{completion("never", "stop", 1, 1, 2)},
+			wantCode:   fault.Invalid,
+			wantSubstr: "message 1: tool call 0 (now) has no id",
+			wantCalls:  0,
+		},
+		{
+			name: "tool schema that is not an object is invalid and sends nothing",
+			req: model.Request{Model: "gpt-test", Messages: []model.Message{{Role: model.User, Content: "hi"}},
+				Tools: []model.ToolSpec{{Name: "bad", Schema: json.RawMessage(`["type"]`)}}},
+			replies:    []reply{completion("never", "stop", 1, 1, 2)},
+			wantCode:   fault.Invalid,
+			wantSubstr: `tool "bad": schema is not a JSON object`,
+			wantCalls:  0,
+		},
+		{
+			name: "two tool calls in one answer",
+			req:  history,
+			replies: []reply{answer(`{"role": "assistant", "content": null, "tool_calls": [
+				{"id": "call_a", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}},
+				{"id": "call_b", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Rome\"}"}}]}`,
+				"tool_calls", smallUsage)},
+			want: model.Response{
+				ToolCalls: []model.ToolCall{
+					{ID: "call_a", Name: "get_weather", Arguments: `{"city":"Paris"}`},
+					{ID: "call_b", Name: "get_weather", Arguments: `{"city":"Rome"}`},
+				},
+				StopReason: model.StopToolUse,
+				Usage:      smallUsageWant,
+			},
+			wantCalls: 1,
+		},
+		{
+			name: "invalid JSON arguments are returned verbatim",
+			req:  history,
+			replies: []reply{answer(`{"role": "assistant", "content": null, "tool_calls": [
+				{"id": "call_a", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\": \"Par"}},
+				{"id": "call_b", "type": "function", "function": {"name": "get_weather", "arguments": "city=Rome"}}]}`,
+				"tool_calls", smallUsage)},
+			want: model.Response{
+				ToolCalls: []model.ToolCall{
+					{ID: "call_a", Name: "get_weather", Arguments: `{"city": "Par`},
+					{ID: "call_b", Name: "get_weather", Arguments: `city=Rome`},
+				},
+				StopReason: model.StopToolUse,
+				Usage:      smallUsageWant,
+			},
+			wantCalls: 1,
+		},
+		{
+			name: "arguments sent as an object are returned as its JSON text",
+			req:  history,
+			replies: []reply{answer(`{"role": "assistant", "content": "", "tool_calls": [
+				{"id": "call_a", "type": "function", "function": {"name": "get_weather", "arguments": {"city": "Paris"}}}]}`,
+				"tool_calls", smallUsage)},
+			want: model.Response{
+				ToolCalls:  []model.ToolCall{{ID: "call_a", Name: "get_weather", Arguments: `{"city": "Paris"}`}},
+				StopReason: model.StopToolUse,
+				Usage:      smallUsageWant,
+			},
+			wantCalls: 1,
+		},
+		{
+			name: "tool calls without ids get call_<index>",
+			req:  history,
+			replies: []reply{answer(`{"role": "assistant", "content": "", "tool_calls": [
+				{"function": {"name": "now", "arguments": "{}"}},
+				{"type": "function", "function": {"name": "get_weather", "arguments": "{}"}}]}`,
+				"tool_calls", smallUsage)},
+			want: model.Response{
+				ToolCalls: []model.ToolCall{
+					{ID: "call_0", Name: "now", Arguments: `{}`},
+					{ID: "call_1", Name: "get_weather", Arguments: `{}`},
+				},
+				StopReason: model.StopToolUse,
+				Usage:      smallUsageWant,
+			},
+			wantCalls: 1,
+		},
+		{
+			name: "text beside a tool call",
+			req:  history,
+			replies: []reply{answer(`{"role": "assistant", "content": "Let me check.", "tool_calls": [
+				{"id": "call_a", "type": "function", "function": {"name": "now", "arguments": "{}"}}]}`,
+				"tool_calls", smallUsage)},
+			want: model.Response{
+				Text:       "Let me check.",
+				ToolCalls:  []model.ToolCall{{ID: "call_a", Name: "now", Arguments: `{}`}},
+				StopReason: model.StopToolUse,
+				Usage:      smallUsageWant,
+			},
+			wantCalls: 1,
+		},
+		{
+			name:      "reasoning_content is thinking",
+			req:       history,
+			replies:   []reply{answer(`{"role": "assistant", "content": "4", "reasoning_content": "2+2 is 4."}`, "stop", smallUsage)},
+			want:      model.Response{Text: "4", Thinking: "2+2 is 4.", StopReason: model.StopEnd, Usage: smallUsageWant},
+			wantCalls: 1,
+		},
+		{
+			name:      "reasoning is thinking",
+			req:       history,
+			replies:   []reply{answer(`{"role": "assistant", "content": "4", "reasoning": "Simple sum."}`, "stop", smallUsage)},
+			want:      model.Response{Text: "4", Thinking: "Simple sum.", StopReason: model.StopEnd, Usage: smallUsageWant},
+			wantCalls: 1,
+		},
+		{
+			name:      "reasoning that is not a string is ignored",
+			req:       history,
+			replies:   []reply{answer(`{"role": "assistant", "content": "4", "reasoning": {"effort": "low"}}`, "stop", smallUsage)},
+			want:      model.Response{Text: "4", StopReason: model.StopEnd, Usage: smallUsageWant},
+			wantCalls: 1,
+		},
+		{
+			name: "usage with cached tokens",
+			req:  history,
+			replies: []reply{answer(`{"role": "assistant", "content": "ok"}`, "stop",
+				`{"prompt_tokens": 1000, "completion_tokens": 50, "total_tokens": 1050, "prompt_tokens_details": {"cached_tokens": 800, "audio_tokens": 0}}`)},
+			want:      model.Response{Text: "ok", StopReason: model.StopEnd, Usage: model.Usage{Input: 200, Output: 50, CacheRead: 800, Total: 1050}},
+			wantCalls: 1,
+		},
+		{
+			name:         "400 exceeds the context window (newer OpenAI models) is a context overflow",
+			req:          history,
+			replies:      []reply{apiError(400, "Your input exceeds the context window of this model. Please adjust your input and try again.", "invalid_request_error", "")},
+			wantCode:     fault.Invalid,
+			wantPrefix:   "context overflow:",
+			wantOverflow: true,
+			wantCalls:    1,
+		},
+		{
+			name: "400 exceed_context_size_error (llama.cpp) is a context overflow",
+			req:  history,
+			replies: []reply{{status: 400, body: `{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it",
+				"type":"exceed_context_size_error","n_prompt_tokens":5000,"n_ctx":4096}}`}},
+			wantCode:     fault.Invalid,
+			wantPrefix:   "context overflow:",
+			wantOverflow: true,
+			wantCalls:    1,
+		},
+		{
+			name:         "400 longer than the maximum model length (vLLM) is a context overflow",
+			req:          history,
+			replies:      []reply{apiError(400, "The decoder prompt (length 5000) is longer than the maximum model length of 4096.", "BadRequestError", "")},
+			wantCode:     fault.Invalid,
+			wantPrefix:   "context overflow:",
+			wantOverflow: true,
+			wantCalls:    1,
+		},
+		{
+			name:       "400 max_tokens too large is invalid, not an overflow",
+			req:        history,
+			replies:    []reply{apiError(400, "max_tokens is too large: 100000. This model supports at most 16384 completion tokens, whereas you provided 100000.", "invalid_request_error", "invalid_value")},
+			wantCode:   fault.Invalid,
+			wantPrefix: "the model provider rejected the request:",
+			wantCalls:  1,
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -357,6 +718,9 @@ func TestComplete(t *testing.T) {
 				}
 			} else {
 				checkFault(t, err, tc.wantCode, tc.wantPrefix, tc.wantSubstr)
+			}
+			if got := errors.Is(err, model.ErrContextOverflow); got != tc.wantOverflow {
+				t.Errorf("errors.Is(err, model.ErrContextOverflow) = %v, want %v (err: %v)", got, tc.wantOverflow, err)
 			}
 			reqs := srv.requests()
 			if len(reqs) != tc.wantCalls {
@@ -515,4 +879,230 @@ func TestTransportFailures(t *testing.T) {
 			t.Errorf("err = %v, want fault.Unavailable", err)
 		}
 	})
+}
+
+// weatherSchema has a number too large for float64 and nested objects, so a
+// test sees whether the schema reaches the server exactly.
+const weatherSchema = `{"type": "object", "properties": {"city": {"type": "string"},
+	"days": {"type": "integer", "minimum": 1, "maximum": 12345678901234567890}}, "required": ["city"]}`
+
+// sameJSON reports whether got and want are the same JSON value, numbers
+// compared by their text.
+func sameJSON(t *testing.T, got json.RawMessage, want string) bool {
+	t.Helper()
+	decode := func(b []byte) any {
+		var v any
+		dec := json.NewDecoder(strings.NewReader(string(b)))
+		dec.UseNumber()
+		if err := dec.Decode(&v); err != nil {
+			t.Fatalf("not JSON: %v: %s", err, b)
+		}
+		return v
+	}
+	return reflect.DeepEqual(decode(got), decode([]byte(want)))
+}
+
+func TestFinishReasons(t *testing.T) {
+	oneCall := `{"role": "assistant", "content": null, "tool_calls": [
+		{"id": "call_a", "type": "function", "function": {"name": "now", "arguments": "{}"}}]}`
+	text := `{"role": "assistant", "content": "done"}`
+	tests := []struct {
+		name   string
+		msg    string
+		finish string // "" omits finish_reason
+		want   string
+	}{
+		{name: "stop", msg: text, finish: "stop", want: model.StopEnd},
+		{name: "length", msg: text, finish: "length", want: model.StopLength},
+		{name: "tool_calls", msg: oneCall, finish: "tool_calls", want: model.StopToolUse},
+		{name: "function_call (legacy)", msg: oneCall, finish: "function_call", want: model.StopToolUse},
+		{name: "content_filter is a normal stop", msg: text, finish: "content_filter", want: model.StopEnd},
+		{name: "absent is a normal stop", msg: text, want: model.StopEnd},
+		{name: "unknown is a normal stop", msg: text, finish: "eos", want: model.StopEnd},
+		{name: "tool calls with stop are tool use", msg: oneCall, finish: "stop", want: model.StopToolUse},
+		{name: "tool calls without a reason are tool use", msg: oneCall, want: model.StopToolUse},
+		{name: "tool calls cut by length stay length", msg: oneCall, finish: "length", want: model.StopLength},
+		{name: "tool_calls without calls is still tool use", msg: text, finish: "tool_calls", want: model.StopToolUse},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newFakeServer(t, answer(tc.msg, tc.finish, smallUsage))
+			c, err := New(Config{APIKey: testKey, BaseURL: srv.URL + "/v1", HTTPClient: srv.Client()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := c.Complete(context.Background(), history)
+			if err != nil {
+				t.Fatalf("Complete: %v", err)
+			}
+			if got.StopReason != tc.want {
+				t.Errorf("StopReason = %q, want %q", got.StopReason, tc.want)
+			}
+		})
+	}
+}
+
+// redirect sends every request to target, whatever host its URL names, so a
+// client configured for api.openai.com talks to a test server.
+type redirect struct{ target string }
+
+func (r redirect) RoundTrip(req *http.Request) (*http.Response, error) {
+	u, err := url.Parse(r.target)
+	if err != nil {
+		return nil, err
+	}
+	req = req.Clone(req.Context())
+	req.URL.Scheme, req.URL.Host = u.Scheme, u.Host
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+func TestTokenLimitField(t *testing.T) {
+	tests := []struct {
+		name      string
+		baseURL   string // "" is the test server itself
+		maxTokens int
+		wantField string // "" for no limit at all
+	}{
+		{name: "api.openai.com gets max_completion_tokens", baseURL: DefaultBaseURL, maxTokens: 512, wantField: "max_completion_tokens"},
+		{name: "api.openai.com without a limit", baseURL: DefaultBaseURL},
+		{name: "a compatible server gets max_tokens", maxTokens: 512, wantField: "max_tokens"},
+		{name: "a compatible server without a limit"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newFakeServer(t, completion("ok", "stop", 1, 1, 2))
+			cfg := Config{APIKey: testKey, BaseURL: srv.URL + "/v1", HTTPClient: srv.Client()}
+			if tc.baseURL != "" {
+				cfg.BaseURL = tc.baseURL
+				cfg.HTTPClient = &http.Client{Transport: redirect{target: srv.URL}}
+			}
+			c, err := New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := history
+			req.MaxTokens = tc.maxTokens
+			if _, err := c.Complete(context.Background(), req); err != nil {
+				t.Fatalf("Complete: %v", err)
+			}
+			var body map[string]json.RawMessage
+			if err := json.Unmarshal(srv.requests()[0].raw, &body); err != nil {
+				t.Fatal(err)
+			}
+			for _, field := range []string{"max_tokens", "max_completion_tokens"} {
+				v, sent := body[field]
+				switch {
+				case field == tc.wantField && string(v) != strconv.Itoa(tc.maxTokens):
+					t.Errorf("%s = %s, want %d", field, v, tc.maxTokens)
+				case field != tc.wantField && sent:
+					t.Errorf("%s = %s was sent, want it absent", field, v)
+				}
+			}
+		})
+	}
+}
+
+// TestToolConversation runs a scripted two-step tool conversation: the model
+// asks for two calls in one answer, the test sends both results back (one a
+// failure), and the server checks the assistant tool_calls message and the
+// two tool messages before it answers with text.
+func TestToolConversation(t *testing.T) {
+	tools := []model.ToolSpec{{Name: "get_weather", Description: "Current weather of a city.", Schema: json.RawMessage(weatherSchema)}}
+	srv := newFakeServer(t,
+		answer(`{"role": "assistant", "content": null, "tool_calls": [
+			{"id": "call_paris", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}},
+			{"id": "call_rome", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Rome\""}}]}`,
+			"tool_calls", `{"prompt_tokens": 120, "completion_tokens": 30, "total_tokens": 150}`),
+		answer(`{"role": "assistant", "content": "Paris is 18°C; Rome could not be looked up."}`,
+			"stop", `{"prompt_tokens": 200, "completion_tokens": 12, "total_tokens": 212, "prompt_tokens_details": {"cached_tokens": 128}}`),
+	)
+	srv.checks = []func(t *testing.T, r wireRequest){
+		func(t *testing.T, r wireRequest) {
+			want := []wireMessage{
+				{Role: "system", Content: "You are terse."},
+				{Role: "user", Content: "Weather in Paris and Rome?"},
+			}
+			if !reflect.DeepEqual(r.Messages, want) {
+				t.Errorf("step 1 messages = %+v, want %+v", r.Messages, want)
+			}
+			if len(r.Tools) != 1 || r.Tools[0].Type != "function" || r.Tools[0].Function.Name != "get_weather" {
+				t.Errorf("step 1 tools = %+v, want get_weather as a function", r.Tools)
+			}
+		},
+		func(t *testing.T, r wireRequest) {
+			if len(r.Messages) != 5 {
+				t.Errorf("step 2 has %d messages, want 5: %+v", len(r.Messages), r.Messages)
+				return // checks run on the server's goroutine, where t.Fatal is not allowed
+			}
+			wantAssistant := wireMessage{Role: "assistant", ToolCalls: []wireToolCall{
+				{ID: "call_paris", Type: "function", Function: wireFunction{Name: "get_weather", Arguments: `{"city":"Paris"}`}},
+				{ID: "call_rome", Type: "function", Function: wireFunction{Name: "get_weather", Arguments: `{"city":"Rome"`}},
+			}}
+			if !reflect.DeepEqual(r.Messages[2], wantAssistant) {
+				t.Errorf("step 2 assistant message = %+v, want %+v", r.Messages[2], wantAssistant)
+			}
+			wantResults := []wireMessage{
+				{Role: "tool", ToolCallID: "call_paris", Content: "18°C, sunny"},
+				{Role: "tool", ToolCallID: "call_rome", Content: "Error: arguments are not valid JSON"},
+			}
+			if !reflect.DeepEqual(r.Messages[3:], wantResults) {
+				t.Errorf("step 2 tool messages = %+v, want %+v", r.Messages[3:], wantResults)
+			}
+		},
+	}
+	c, err := New(Config{APIKey: testKey, BaseURL: srv.URL + "/v1", HTTPClient: srv.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := model.Request{
+		Model:    "gpt-test",
+		System:   "You are terse.",
+		Messages: []model.Message{{Role: model.User, Content: "Weather in Paris and Rome?"}},
+		Tools:    tools,
+	}
+
+	first, err := c.Complete(context.Background(), req)
+	if err != nil {
+		t.Fatalf("step 1: %v", err)
+	}
+	wantFirst := model.Response{
+		ToolCalls: []model.ToolCall{
+			{ID: "call_paris", Name: "get_weather", Arguments: `{"city":"Paris"}`},
+			{ID: "call_rome", Name: "get_weather", Arguments: `{"city":"Rome"`},
+		},
+		StopReason: model.StopToolUse,
+		Usage:      model.Usage{Input: 120, Output: 30, Total: 150},
+	}
+	if !reflect.DeepEqual(first, wantFirst) {
+		t.Fatalf("step 1 response = %+v, want %+v", first, wantFirst)
+	}
+
+	// What the loop does: record the assistant turn, run each call (the
+	// second one's arguments are not JSON, so it fails), send the results.
+	req.Messages = append(req.Messages, model.Message{Role: model.Assistant, Content: first.Text, ToolCalls: first.ToolCalls})
+	for _, call := range first.ToolCalls {
+		result := model.Message{Role: model.ToolResult, ToolCallID: call.ID, ToolName: call.Name}
+		if json.Valid([]byte(call.Arguments)) {
+			result.Content = "18°C, sunny"
+		} else {
+			result.Content, result.IsError = "arguments are not valid JSON", true
+		}
+		req.Messages = append(req.Messages, result)
+	}
+
+	second, err := c.Complete(context.Background(), req)
+	if err != nil {
+		t.Fatalf("step 2: %v", err)
+	}
+	wantSecond := model.Response{
+		Text:       "Paris is 18°C; Rome could not be looked up.",
+		StopReason: model.StopEnd,
+		Usage:      model.Usage{Input: 72, Output: 12, CacheRead: 128, Total: 212},
+	}
+	if !reflect.DeepEqual(second, wantSecond) {
+		t.Errorf("step 2 response = %+v, want %+v", second, wantSecond)
+	}
+	if n := len(srv.requests()); n != 2 {
+		t.Errorf("server got %d requests, want 2", n)
+	}
 }
