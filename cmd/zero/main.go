@@ -30,6 +30,7 @@ type command struct {
 var commands = map[string]command{
 	"dev":    {summary: "run ZERO locally: emulator, functions under the RIE, HTTP API and queue triggers", run: runDev},
 	"config": {summary: "check zero.json, or push it to a deployed stack (check [FILE] | push --parameter NAME [FILE])", run: runConfig},
+	"tools":  {summary: "which tools the policy allows a run, which ZERO provides, and why (--agent ID --model P/M --sandbox --subagent --json)", run: runTools},
 }
 
 func main() {
