@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zero-gateway/zero/shared/agent"
 	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
@@ -52,7 +53,8 @@ type Processor struct {
 	DefaultModel model.Ref
 	Senders      map[string]Sender // by channel
 	Settings     Settings          // nil means config.Default()
-	System       string            // system prompt
+	System       string            // base system prompt; the tools section is added per run
+	Hooks        agent.Hooks       // the loop's extension points
 	Log          *slog.Logger
 	Now          func() time.Time
 }
@@ -123,15 +125,16 @@ func (p *Processor) Handle(ctx context.Context, m inbound.Message, attempt int) 
 			return err
 		}
 		entry.TranscriptSeq++
-		entry.LastEntryID = transcript.EntryID(m.ID, 1)
+		entry.LastEntryID = transcript.EntryID(m.ID, len(out.messages)-1)
 		entry.InputTokens += out.usage.Input
 		entry.OutputTokens += out.usage.Output
 		// totalTokens is what the context holds after this turn, as
-		// upstream UIs read it ("context used").
-		entry.TotalTokens = out.usage.Input + out.usage.Output
+		// upstream UIs read it ("context used"): the last call's prompt
+		// and answer.
+		entry.TotalTokens = out.last.Input + out.last.Output
 		entry.Model, entry.ModelProvider = ref.Name, ref.Provider // the model that answered last
 		entry.ContextTokens = int64(cfg.Agents.Defaults.ContextTokens)
-		history = append(history, model.Message{Role: model.User, Content: out.prompt}, model.Message{Role: model.Assistant, Content: out.text})
+		history = append(history, out.messages...)
 	}
 
 	entry.Version++
@@ -215,11 +218,10 @@ func (p *Processor) modelTurn(ctx context.Context, t *turnState, entry session.E
 			return out, err
 		}
 	}
-	out, err := p.complete(ctx, history, prompt, ref, m.ID)
+	out, err := p.complete(ctx, t, entry, history, prompt, ref)
 	if err != nil {
 		return out, err
 	}
-	out.prompt = prompt
 	lines := p.lines(entry, m, out, ref, seq)
 	switch err := p.Transcript.WritePart(ctx, path, seq, lines); {
 	case fault.Is(err, fault.Conflict):
@@ -335,44 +337,53 @@ func (p *Processor) history(ctx context.Context, e session.Entry, path string) (
 	}
 	var msgs []model.Message
 	for _, l := range transcript.Lines(stream) {
-		if l.Type == "message" && l.Message != nil && (l.Message.Role == model.User || l.Message.Role == model.Assistant) {
-			msgs = append(msgs, model.Message{Role: l.Message.Role, Content: l.Message.Text()})
+		if l.Type == "message" && l.Message != nil && contextRole(l.Message.Role) {
+			msgs = append(msgs, fromTranscript(l.Message))
 		}
 	}
 	return trimContext(msgs), nil
 }
 
 type turnOutput struct {
-	prompt  string // what the model was asked
-	text    string
-	usage   model.Usage
-	stop    string
-	command bool // answered by a command, not the model
+	// messages are the turn's new context messages as recorded: the
+	// prompt, then the assistant's messages and tool results.
+	messages []model.Message
+	text     string      // the reply
+	usage    model.Usage // summed over the run's model calls
+	last     model.Usage // the last call's: what the context holds now
+	stop     string
+	command  bool // answered by a command, not the model
 }
 
-// complete calls the model. Retryable failures return an error (the queue
-// retries); permanent ones become a clean notice to the user, the detail
-// going to the log.
-func (p *Processor) complete(ctx context.Context, history []model.Message, prompt string, ref model.Ref, messageID string) (turnOutput, error) {
+// complete runs the agent loop. Retryable model failures return an error
+// (the queue retries the turn); permanent ones become a clean notice to the
+// user, the detail going to the log.
+func (p *Processor) complete(ctx context.Context, t *turnState, entry session.Entry, history []model.Message, prompt string, ref model.Ref) (turnOutput, error) {
+	failed := func(text string) turnOutput {
+		return turnOutput{text: text, stop: model.StopError, messages: []model.Message{
+			{Role: model.User, Content: prompt}, {Role: model.Assistant, Content: text},
+		}}
+	}
 	client, ok := p.Models[ref.Provider]
 	if !ok {
-		p.log().ErrorContext(ctx, "model provider not configured", "model", ref.String(), "message", messageID)
-		return turnOutput{text: "⚠️ The model " + ref.String() + " is not available: this deployment has no " + ref.Provider + " provider configured.", stop: "error"}, nil
+		p.log().ErrorContext(ctx, "model provider not configured", "model", ref.String(), "message", t.msg.ID)
+		return failed("⚠️ The model " + ref.String() + " is not available: this deployment has no " + ref.Provider + " provider configured."), nil
 	}
-	req := model.Request{Model: ref.Name, System: p.System, Messages: append(append([]model.Message(nil), history...), model.Message{Role: model.User, Content: prompt})}
-	resp, err := client.Complete(ctx, req)
-	if err == nil {
-		return turnOutput{text: resp.Text, usage: resp.Usage, stop: resp.StopReason}, nil
+	loop := &agent.Loop{Model: client, Tools: p.tools(t, entry, ref), Hooks: p.Hooks}
+	run, err := loop.Run(ctx, agent.Input{Model: ref.Name, System: p.system(loop.Tools), History: history, Prompt: prompt})
+	if err != nil {
+		if fault.Retryable(err) {
+			return turnOutput{}, fmt.Errorf("model %s: %w", ref, err)
+		}
+		p.log().ErrorContext(ctx, "model call failed", "model", ref.String(), "message", t.msg.ID, "err", err)
+		return failed("⚠️ The model could not answer: " + fault.Message(err)), nil
 	}
-	if fault.Retryable(err) {
-		return turnOutput{}, fmt.Errorf("model %s: %w", ref, err)
-	}
-	p.log().ErrorContext(ctx, "model call failed", "model", ref.String(), "message", messageID, "err", err)
-	return turnOutput{text: "⚠️ The model could not answer: " + fault.Message(err), stop: "error"}, nil
+	return turnOutput{messages: loop.Persisted(run), text: run.Reply, usage: run.Usage, last: run.Last, stop: run.Stop}, nil
 }
 
 // lines builds the transcript lines of one turn: the header on the first
-// part, then the user message and the assistant answer.
+// part, then one line per new message, chained by parentId. The assistant's
+// last message carries the model and the run's usage.
 func (p *Processor) lines(e session.Entry, m inbound.Message, out turnOutput, ref model.Ref, seq int64) []any {
 	now := p.Now()
 	ts := transcript.Timestamp(now)
@@ -385,22 +396,31 @@ func (p *Processor) lines(e session.Entry, m inbound.Message, out turnOutput, re
 		id := e.LastEntryID
 		parent = &id
 	}
-	userID := transcript.EntryID(m.ID, 0)
-	lines = append(lines, transcript.Line{
-		Type: "message", ID: userID, ParentID: parent, Timestamp: ts, SourceID: m.ID,
-		Message: &transcript.Message{Role: model.User, Content: []transcript.Content{{Type: "text", Text: out.prompt}}, Timestamp: now.UnixMilli()},
-	})
-	assistant := &transcript.Message{
-		Role: model.Assistant, Content: []transcript.Content{{Type: "text", Text: out.text}},
-		Provider: ref.Provider, Model: ref.Name, StopReason: out.stop, Timestamp: now.UnixMilli(),
-		Usage: &transcript.Usage{Input: out.usage.Input, Output: out.usage.Output, TotalTokens: out.usage.Total},
+	lastAssistant := -1
+	for i, msg := range out.messages {
+		if msg.Role == model.Assistant {
+			lastAssistant = i
+		}
 	}
-	lines = append(lines, transcript.Line{Type: "message", ID: transcript.EntryID(m.ID, 1), ParentID: &userID, Timestamp: ts, SourceID: m.ID, Message: assistant})
+	for i, msg := range out.messages {
+		body := toTranscript(msg, now.UnixMilli())
+		if msg.Role == model.Assistant {
+			body.Provider, body.Model = ref.Provider, ref.Name
+			body.StopReason = model.StopToolUse
+			if i == lastAssistant {
+				body.StopReason = out.stop
+				body.Usage = &transcript.Usage{Input: out.usage.Input, Output: out.usage.Output, CacheRead: out.usage.CacheRead, CacheWrite: out.usage.CacheWrite, TotalTokens: out.usage.Total}
+			}
+		}
+		id := transcript.EntryID(m.ID, i)
+		lines = append(lines, transcript.Line{Type: "message", ID: id, ParentID: parent, Timestamp: ts, SourceID: m.ID, Message: body})
+		parent = &id
+	}
 	return lines
 }
 
 // adopt reads part seq and, when it was written for messageID, returns the
-// answer recorded there.
+// run recorded there, so a retry replies as the first attempt would have.
 func (p *Processor) adopt(ctx context.Context, path string, seq int64, messageID string) (turnOutput, bool, error) {
 	lines, err := p.Transcript.Part(ctx, path, seq)
 	if fault.Is(err, fault.NotFound) {
@@ -409,23 +429,30 @@ func (p *Processor) adopt(ctx context.Context, path string, seq int64, messageID
 	if err != nil {
 		return turnOutput{}, false, fmt.Errorf("read transcript part %d: %w", seq, err)
 	}
-	prompt := ""
+	var out turnOutput
 	for _, l := range lines {
 		if l.SourceID != messageID {
 			return turnOutput{}, false, nil
 		}
-		if l.Message != nil && l.Message.Role == model.User {
-			prompt = l.Message.Text()
+		if l.Message == nil || !contextRole(l.Message.Role) {
+			continue
 		}
-		if l.Message != nil && l.Message.Role == model.Assistant {
-			out := turnOutput{prompt: prompt, text: l.Message.Text(), stop: l.Message.StopReason}
-			if u := l.Message.Usage; u != nil {
-				out.usage = model.Usage{Input: u.Input, Output: u.Output, Total: u.TotalTokens}
-			}
-			return out, true, nil
+		out.messages = append(out.messages, fromTranscript(l.Message))
+		if l.Message.Role == model.Assistant && l.Message.Usage != nil {
+			u := l.Message.Usage
+			out.usage = model.Usage{Input: u.Input, Output: u.Output, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite, Total: u.TotalTokens}
+			out.last, out.stop = out.usage, l.Message.StopReason
 		}
 	}
-	return turnOutput{}, false, nil
+	if len(out.messages) == 0 {
+		return turnOutput{}, false, nil
+	}
+	out.text = agent.Reply(out.messages)
+	if out.stop == model.StopError {
+		// A failure notice, not a model answer: Reply must not reshape it.
+		out.text = out.messages[len(out.messages)-1].Content
+	}
+	return out, true, nil
 }
 
 func (p *Processor) log() *slog.Logger {

@@ -1,0 +1,132 @@
+package turn_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/zero-gateway/zero/shared/model"
+)
+
+// scriptModel answers from a list and records each request.
+type scriptModel struct {
+	mu      sync.Mutex
+	answers []model.Response
+	seen    []model.Request
+}
+
+func (s *scriptModel) Complete(_ context.Context, req model.Request) (model.Response, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seen = append(s.seen, req)
+	if len(s.seen) > len(s.answers) {
+		return model.Response{Text: "out of script", StopReason: model.StopEnd}, nil
+	}
+	return s.answers[len(s.seen)-1], nil
+}
+
+func statusCall() model.Response {
+	return model.Response{StopReason: model.StopToolUse, Usage: model.Usage{Input: 50, Output: 5, Total: 55},
+		ToolCalls: []model.ToolCall{{ID: "call-1", Name: "session_status", Arguments: `{}`}}}
+}
+
+func final(text string) model.Response {
+	return model.Response{Text: text, StopReason: model.StopEnd, Usage: model.Usage{Input: 80, Output: 7, Total: 87}}
+}
+
+func TestToolTurn(t *testing.T) {
+	r := newRig()
+	llm := &scriptModel{answers: []model.Response{statusCall(), final("all good")}}
+	r.proc.Models["zero"] = llm
+	r.handle(t, msg(1, "how are you?"))
+
+	if got := r.lastSent(t); got != "all good" || len(r.sender.sent) != 1 {
+		t.Fatalf("sent %+v; want one reply \"all good\"", r.sender.sent)
+	}
+	first := llm.seen[0]
+	if len(first.Tools) != 1 || first.Tools[0].Name != "session_status" || !strings.Contains(first.System, "## Tools\nYou can call these tools:\n- session_status: ") {
+		t.Fatalf("offered tools %+v with system %q; want session_status in both", first.Tools, first.System)
+	}
+	result := llm.seen[1].Messages[2]
+	if result.Role != model.ToolResult || result.ToolCallID != "call-1" || !strings.Contains(result.Content, "agent:main:main") {
+		t.Fatalf("tool result %+v; want the status of agent:main:main", result)
+	}
+	lines := r.transcriptLines(t)
+	roles := []string{}
+	for i, l := range lines {
+		roles = append(roles, l.Message.Role)
+		if i > 0 && (l.ParentID == nil || *l.ParentID != lines[i-1].ID) {
+			t.Fatalf("line %d is not chained to line %d", i, i-1)
+		}
+	}
+	if strings.Join(roles, ",") != "user,assistant,toolResult,assistant" {
+		t.Fatalf("transcript roles %v", roles)
+	}
+	if c := lines[1].Message.Content; len(c) != 1 || c[0].Type != "toolCall" || c[0].Name != "session_status" || string(c[0].Arguments) != "{}" {
+		t.Fatalf("assistant tool call line %+v", c)
+	}
+	if u := lines[3].Message.Usage; u == nil || u.Input != 130 || lines[3].Message.StopReason != model.StopEnd {
+		t.Fatalf("final line usage %+v stop %q; want the run's summed usage", u, lines[3].Message.StopReason)
+	}
+	e := r.entry(t, "agent:main:main")
+	if e.TotalTokens != 87 || e.InputTokens != 130 || e.LastEntryID != lines[3].ID {
+		t.Fatalf("entry tokens %d/%d last entry %s", e.TotalTokens, e.InputTokens, e.LastEntryID)
+	}
+	// The next turn sees the tool exchange in its context.
+	llm.answers = append(llm.answers, final("again"))
+	r.handle(t, msg(2, "and now?"))
+	if got := len(llm.seen[2].Messages); got != 5 {
+		t.Fatalf("next turn's context has %d messages; want the 4 of the tool turn and the new one", got)
+	}
+}
+
+// TestToolTurnRetried: a tool turn killed before its commit is adopted from
+// its transcript part: no second model call, one reply, one copy of each line.
+func TestToolTurnRetried(t *testing.T) {
+	r := newRig()
+	llm := &scriptModel{answers: []model.Response{statusCall(), final("all good")}}
+	r.proc.Models["zero"] = llm
+	r.crash.CommitBefore = 1
+	m := msg(1, "status?")
+	if err := r.proc.Handle(context.Background(), m, 1); err == nil {
+		t.Fatal("crash not injected")
+	}
+	if err := r.proc.Handle(context.Background(), m, 2); err != nil {
+		t.Fatal(err)
+	}
+	if len(llm.seen) != 2 || len(r.sender.sent) != 1 || r.lastSent(t) != "all good" {
+		t.Fatalf("%d model calls, sent %+v; want the recorded run adopted", len(llm.seen), r.sender.sent)
+	}
+	if n := len(r.transcriptLines(t)); n != 4 {
+		t.Fatalf("transcript has %d lines; want 4", n)
+	}
+}
+
+func TestToolPolicyHidesTools(t *testing.T) {
+	r := newRig()
+	r.settings.set(`{tools: {deny: ["session_status"]}, channels: {telegram: {allowFrom: ["*"]}}}`)
+	llm := &scriptModel{answers: []model.Response{statusCall(), final("could not check")}}
+	r.proc.Models["zero"] = llm
+	r.handle(t, msg(1, "status?"))
+	if first := llm.seen[0]; len(first.Tools) != 0 || strings.Contains(first.System, "session_status") {
+		t.Fatalf("a denied tool was offered: tools %+v system %q", first.Tools, first.System)
+	}
+	// A call to it anyway is refused, not run.
+	if res := llm.seen[1].Messages[2]; !res.IsError || !strings.Contains(res.Content, "not available") {
+		t.Fatalf("call to a denied tool got %+v; want it refused", res)
+	}
+}
+
+func TestSilentReply(t *testing.T) {
+	r := newRig()
+	r.proc.Models["zero"] = &scriptModel{answers: []model.Response{final("NO_REPLY")}}
+	r.handle(t, msg(1, "just so you know"))
+	if len(r.sender.sent) != 0 {
+		t.Fatalf("sent %+v; NO_REPLY sends nothing", r.sender.sent)
+	}
+	lines := r.transcriptLines(t)
+	if len(lines) != 2 || lines[1].Message.Text() != "NO_REPLY" {
+		t.Fatalf("the silent answer is not recorded: %+v", lines)
+	}
+}
