@@ -92,10 +92,31 @@ type AgentDefaults struct {
 	// ContextTokens is the model's context window in tokens
 	// (agents.defaults.contextTokens), shown by /status; 0: unknown.
 	ContextTokens int
-	Sandbox       Sandbox
-	Subagents     SubagentDefaults
-	Tools         ToolPolicy
+	// TimeoutSeconds bounds one agent run (agents.defaults.timeoutSeconds,
+	// default DefaultTimeoutSeconds); the runner also stops in time for
+	// its own Lambda deadline, whichever comes first.
+	TimeoutSeconds int
+	// Compaction is agents.defaults.compaction.
+	Compaction Compaction
+	Sandbox    Sandbox
+	Subagents  SubagentDefaults
+	Tools      ToolPolicy
 }
+
+// Compaction tunes automatic compaction.
+type Compaction struct {
+	// ReserveTokens is the room kept free in the context window for the
+	// next answer: a run whose context would exceed the window minus this
+	// compacts first (agents.defaults.compaction.reserveTokens, default
+	// DefaultReserveTokens).
+	ReserveTokens int
+}
+
+// Agent-run defaults.
+const (
+	DefaultTimeoutSeconds = 600
+	DefaultReserveTokens  = 20000
+)
 
 // ModelChoice is a model setting: "provider/model" or {primary, fallbacks}.
 // A zero Primary means unset.
@@ -218,8 +239,10 @@ func Default() *Config {
 			Location:     time.UTC,
 		},
 		Agents: Agents{Defaults: AgentDefaults{
-			Sandbox:   Sandbox{SessionToolsVisibility: VisibilitySpawned},
-			Subagents: SubagentDefaults{ArchiveAfterMinutes: DefaultArchiveAfterMinutes},
+			Sandbox:        Sandbox{SessionToolsVisibility: VisibilitySpawned},
+			Subagents:      SubagentDefaults{ArchiveAfterMinutes: DefaultArchiveAfterMinutes},
+			TimeoutSeconds: DefaultTimeoutSeconds,
+			Compaction:     Compaction{ReserveTokens: DefaultReserveTokens},
 		}},
 		Channels: map[string]Channel{},
 	}

@@ -352,6 +352,8 @@ func TestParseErrors(t *testing.T) {
 		{"timeZone type", `{session: {timeZone: 1}}`, `session.timeZone: must be a string, got 1`},
 		{"userTimezone unknown", `{agents: {defaults: {userTimezone: "Nowhere"}}}`, `agents.defaults.userTimezone: unknown time zone "Nowhere" (use an IANA name such as "Europe/Lisbon")`},
 		{"contextTokens zero", `{agents: {defaults: {contextTokens: 0}}}`, `agents.defaults.contextTokens: must be a whole number of tokens >= 1, got 0`},
+		{"timeoutSeconds zero", `{agents: {defaults: {timeoutSeconds: 0}}}`, `agents.defaults.timeoutSeconds: must be a whole number of seconds 1-86400, got 0`},
+		{"compaction reserve negative", `{agents: {defaults: {compaction: {reserveTokens: -1}}}}`, `agents.defaults.compaction.reserveTokens: must be a whole number of tokens >= 0, got -1`},
 		{"contextTokens fraction", `{agents: {defaults: {contextTokens: 1.5}}}`, `agents.defaults.contextTokens: must be a whole number of tokens >= 1, got 1.5`},
 
 		{"agents type", `{agents: []}`, `agents: must be an object, got a list`},

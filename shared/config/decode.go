@@ -286,6 +286,16 @@ func decodeAgents(r *reader, a *object, out *Agents) {
 			loadZone(r, tz, p)
 			out.Defaults.UserTimezone = tz
 		}
+		if n, p := d.field("timeoutSeconds"); n != nil {
+			out.Defaults.TimeoutSeconds = r.integer(n, p, 1, 86400, "a whole number of seconds 1-86400")
+		}
+		if n, p := d.field("compaction"); n != nil {
+			co := r.object(n, p)
+			if n, p := co.field("reserveTokens"); n != nil {
+				out.Defaults.Compaction.ReserveTokens = r.integer(n, p, 0, 100_000_000, "a whole number of tokens >= 0")
+			}
+			co.close()
+		}
 		if n, p := d.field("contextTokens"); n != nil {
 			out.Defaults.ContextTokens = r.integer(n, p, 1, 100_000_000, "a whole number of tokens >= 1")
 		}

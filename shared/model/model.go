@@ -38,6 +38,9 @@ type Message struct {
 	ToolCallID string `json:"toolCallId,omitempty"`
 	ToolName   string `json:"toolName,omitempty"`
 	IsError    bool   `json:"isError,omitempty"`
+	// EntryID is the transcript line the message was recorded as, so a
+	// compaction can name the first message it kept. Adapters ignore it.
+	EntryID string `json:"entryId,omitempty"`
 }
 
 // ToolCall is one call the model asked for. Arguments is the JSON text as

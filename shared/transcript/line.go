@@ -36,6 +36,12 @@ type Line struct {
 	// SourceID is ZERO's addition: the inbound message ID that produced the
 	// line, so a retried turn recognises the part it already wrote.
 	SourceID string `json:"sourceId,omitempty"`
+
+	// Type "compaction": the summary that replaces the conversation
+	// before FirstKeptEntryID in the model's context.
+	Summary          string `json:"summary,omitempty"`
+	FirstKeptEntryID string `json:"firstKeptEntryId,omitempty"`
+	TokensBefore     int64  `json:"tokensBefore,omitempty"`
 }
 
 // Content is one block of a message: "text" (Text), "thinking" (Thinking)

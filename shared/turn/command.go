@@ -13,13 +13,13 @@ import (
 type command struct {
 	name  string // "/status", "/send", or the reset trigger; "" for none
 	arg   string // /send: on | off | inherit
-	rest  string // a reset trigger: the text after it, passed on to the model
+	rest  string // a reset trigger: the text after it, passed on to the model; /compact: instructions
 	reset bool   // name is a reset trigger (/new, /reset, session.resetTriggers)
 }
 
 // parseCommand recognises the session commands. A reset trigger must be
-// the message's first word and may be followed by text; /status and /send
-// count only when sent on their own. Telegram's "/cmd@BotName" form in
+// the message's first word and may be followed by text, as may /compact
+// (its instructions); /status and /send count only when sent on their own. Telegram's "/cmd@BotName" form in
 // groups is accepted.
 func parseCommand(text string, resetTriggers []string) command {
 	text = strings.TrimSpace(text)
@@ -37,6 +37,8 @@ func parseCommand(text string, resetTriggers []string) command {
 		return command{name: name, rest: rest, reset: true}
 	case name == "/status" && rest == "":
 		return command{name: name}
+	case name == "/compact":
+		return command{name: name, rest: rest}
 	case name == "/send" && !strings.ContainsAny(rest, " \n\t"):
 		return command{name: name, arg: strings.ToLower(rest)}
 	}

@@ -28,7 +28,9 @@ func TestParseCommand(t *testing.T) {
 		{"send inherit", "/send inherit", command{name: "/send", arg: "inherit"}},
 		{"send without argument", "/send", command{name: "/send"}},
 		{"send with a sentence is not a command", "/send this to bob", command{}},
-		{"unknown command goes to the model", "/stop", command{}},
+		{"compact alone", "/compact", command{name: "/compact"}},
+		{"compact with instructions", "/compact keep the names", command{name: "/compact", rest: "keep the names"}},
+		{"unknown command goes to the model", "/whatever", command{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

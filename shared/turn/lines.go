@@ -25,10 +25,11 @@ func toTranscript(m model.Message, ts int64) *transcript.Message {
 	return out
 }
 
-// fromTranscript converts a transcript message back to the context message
-// the model sees; thinking blocks are not replayed.
-func fromTranscript(m *transcript.Message) model.Message {
-	out := model.Message{Role: m.Role, Content: m.Text(), ToolCallID: m.ToolCallID, ToolName: m.ToolName, IsError: m.IsError}
+// fromTranscript converts a transcript message line back to the context
+// message the model sees; thinking blocks are not replayed.
+func fromTranscript(l transcript.Line) model.Message {
+	m := l.Message
+	out := model.Message{Role: m.Role, Content: m.Text(), ToolCallID: m.ToolCallID, ToolName: m.ToolName, IsError: m.IsError, EntryID: l.ID}
 	for _, c := range m.Content {
 		if c.Type != "toolCall" {
 			continue

@@ -2,6 +2,7 @@ package turn
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -119,6 +120,17 @@ func (p *Processor) Handle(ctx context.Context, m inbound.Message, attempt int) 
 		// Commands never reach the model and are not part of the
 		// conversation: no transcript part, the context is kept as is.
 		out = turnOutput{text: reply, command: true}
+	} else if t.cmd.name == "/compact" {
+		if out, err = p.compactCommand(ctx, t, entry, history, path, attempt); err != nil {
+			return err
+		}
+		if c := out.compaction; c != nil {
+			entry.TranscriptSeq++
+			entry.LastEntryID = transcript.EntryID(m.ID, compactionLine)
+			entry.CompactionCount++
+			entry.TotalTokens = estimateTokens(c.history)
+			history = c.history
+		}
 	} else {
 		ref := p.modelFor(cfg, entry)
 		if out, err = p.modelTurn(ctx, t, entry, history, path, ref, attempt); err != nil {
@@ -134,6 +146,10 @@ func (p *Processor) Handle(ctx context.Context, m inbound.Message, attempt int) 
 		entry.TotalTokens = out.last.Input + out.last.Output
 		entry.Model, entry.ModelProvider = ref.Name, ref.Provider // the model that answered last
 		entry.ContextTokens = int64(cfg.Agents.Defaults.ContextTokens)
+		if out.compaction != nil {
+			history = out.compaction.history
+			entry.CompactionCount++
+		}
 		history = append(history, out.messages...)
 	}
 
@@ -213,19 +229,49 @@ func (p *Processor) modelTurn(ctx context.Context, t *turnState, entry session.E
 	if attempt > 1 {
 		// A retry may find the part its predecessor wrote; reusing it
 		// saves a model call and keeps the transcript single.
-		out, adopted, err := p.adopt(ctx, path, seq, m.ID)
+		out, adopted, err := p.adopt(ctx, path, seq, m.ID, history)
 		if err != nil || adopted {
 			return out, err
 		}
 	}
+	var comp *compaction
+	if p.needsCompaction(t.cfg, entry, history, prompt) {
+		var err error
+		if comp, err = p.compact(ctx, ref, history, "", entry.TotalTokens); err != nil {
+			return turnOutput{}, err
+		}
+		if comp != nil {
+			history = comp.history
+		}
+	}
 	out, err := p.complete(ctx, t, entry, history, prompt, ref)
+	if errors.Is(err, model.ErrContextOverflow) && comp == nil {
+		// The model says the context is too long: compact once and retry.
+		p.log().InfoContext(ctx, "context overflow; compacting", "session", m.SessionKey, "model", ref.String())
+		if comp, err = p.compact(ctx, ref, history, "", entry.TotalTokens); err != nil {
+			return turnOutput{}, err
+		}
+		err = model.ErrContextOverflow // nothing old enough to compact
+		if comp != nil {
+			history = comp.history
+			out, err = p.complete(ctx, t, entry, history, prompt, ref)
+		}
+	}
+	if errors.Is(err, model.ErrContextOverflow) {
+		p.log().ErrorContext(ctx, "context overflow after compaction", "session", m.SessionKey, "model", ref.String(), "err", err)
+		out, err = failedTurn(prompt, "⚠️ The conversation no longer fits the model's context window, even after compacting it. Send /new to start a new session."), nil
+	}
 	if err != nil {
 		return out, err
+	}
+	out.compaction = comp
+	for i := range out.messages {
+		out.messages[i].EntryID = transcript.EntryID(m.ID, i)
 	}
 	lines := p.lines(entry, m, out, ref, seq)
 	switch err := p.Transcript.WritePart(ctx, path, seq, lines); {
 	case fault.Is(err, fault.Conflict):
-		out, adopted, err := p.adopt(ctx, path, seq, m.ID)
+		out, adopted, err := p.adopt(ctx, path, seq, m.ID, history)
 		if err != nil {
 			return out, err
 		}
@@ -237,6 +283,21 @@ func (p *Processor) modelTurn(ctx context.Context, t *turnState, entry session.E
 		return out, fmt.Errorf("write transcript part %d: %w", seq, err)
 	}
 	return out, nil
+}
+
+// needsCompaction reports whether the context, with the new prompt, would
+// leave less than the reserve free in the model's window. Without a known
+// window (agents.defaults.contextTokens) only an overflow error compacts.
+func (p *Processor) needsCompaction(cfg *config.Config, e session.Entry, history []model.Message, prompt string) bool {
+	window := int64(cfg.Agents.Defaults.ContextTokens)
+	if window <= 0 || len(history) == 0 {
+		return false
+	}
+	used := e.TotalTokens
+	if used <= 0 {
+		used = estimateTokens(history)
+	}
+	return used+int64(len(prompt)/4) > window-int64(cfg.Agents.Defaults.Compaction.ReserveTokens)
 }
 
 // greetingPrompt is the turn a reset sent alone runs.
@@ -337,8 +398,11 @@ func (p *Processor) history(ctx context.Context, e session.Entry, path string) (
 	}
 	var msgs []model.Message
 	for _, l := range transcript.Lines(stream) {
-		if l.Type == "message" && l.Message != nil && contextRole(l.Message.Role) {
-			msgs = append(msgs, fromTranscript(l.Message))
+		switch {
+		case l.Type == "compaction":
+			msgs = applyCompaction(msgs, l)
+		case l.Type == "message" && l.Message != nil && contextRole(l.Message.Role):
+			msgs = append(msgs, fromTranscript(l))
 		}
 	}
 	return trimContext(msgs), nil
@@ -347,23 +411,20 @@ func (p *Processor) history(ctx context.Context, e session.Entry, path string) (
 type turnOutput struct {
 	// messages are the turn's new context messages as recorded: the
 	// prompt, then the assistant's messages and tool results.
-	messages []model.Message
-	text     string      // the reply
-	usage    model.Usage // summed over the run's model calls
-	last     model.Usage // the last call's: what the context holds now
-	stop     string
-	command  bool // answered by a command, not the model
+	messages   []model.Message
+	text       string      // the reply
+	usage      model.Usage // summed over the run's model calls
+	last       model.Usage // the last call's: what the context holds now
+	stop       string
+	command    bool        // answered by a command, not the model
+	compaction *compaction // the context was compacted before the run
 }
 
 // complete runs the agent loop. Retryable model failures return an error
 // (the queue retries the turn); permanent ones become a clean notice to the
 // user, the detail going to the log.
 func (p *Processor) complete(ctx context.Context, t *turnState, entry session.Entry, history []model.Message, prompt string, ref model.Ref) (turnOutput, error) {
-	failed := func(text string) turnOutput {
-		return turnOutput{text: text, stop: model.StopError, messages: []model.Message{
-			{Role: model.User, Content: prompt}, {Role: model.Assistant, Content: text},
-		}}
-	}
+	failed := func(text string) turnOutput { return failedTurn(prompt, text) }
 	client, ok := p.Models[ref.Provider]
 	if !ok {
 		p.log().ErrorContext(ctx, "model provider not configured", "model", ref.String(), "message", t.msg.ID)
@@ -372,13 +433,21 @@ func (p *Processor) complete(ctx context.Context, t *turnState, entry session.En
 	loop := &agent.Loop{Model: client, Tools: p.tools(t, entry, ref), Hooks: p.Hooks}
 	run, err := loop.Run(ctx, agent.Input{Model: ref.Name, System: p.system(loop.Tools), History: history, Prompt: prompt})
 	if err != nil {
-		if fault.Retryable(err) {
+		if fault.Retryable(err) || errors.Is(err, model.ErrContextOverflow) {
 			return turnOutput{}, fmt.Errorf("model %s: %w", ref, err)
 		}
 		p.log().ErrorContext(ctx, "model call failed", "model", ref.String(), "message", t.msg.ID, "err", err)
 		return failed("⚠️ The model could not answer: " + fault.Message(err)), nil
 	}
 	return turnOutput{messages: loop.Persisted(run), text: run.Reply, usage: run.Usage, last: run.Last, stop: run.Stop}, nil
+}
+
+// failedTurn records a turn the model could not answer: the prompt and
+// the notice the user gets.
+func failedTurn(prompt, notice string) turnOutput {
+	return turnOutput{text: notice, stop: model.StopError, messages: []model.Message{
+		{Role: model.User, Content: prompt}, {Role: model.Assistant, Content: notice},
+	}}
 }
 
 // lines builds the transcript lines of one turn: the header on the first
@@ -395,6 +464,12 @@ func (p *Processor) lines(e session.Entry, m inbound.Message, out turnOutput, re
 	if e.LastEntryID != "" {
 		id := e.LastEntryID
 		parent = &id
+	}
+	if c := out.compaction; c != nil {
+		line := c.line
+		line.ID, line.ParentID, line.Timestamp, line.SourceID = transcript.EntryID(m.ID, compactionLine), parent, ts, m.ID
+		lines = append(lines, line)
+		parent = &line.ID
 	}
 	lastAssistant := -1
 	for i, msg := range out.messages {
@@ -421,7 +496,7 @@ func (p *Processor) lines(e session.Entry, m inbound.Message, out turnOutput, re
 
 // adopt reads part seq and, when it was written for messageID, returns the
 // run recorded there, so a retry replies as the first attempt would have.
-func (p *Processor) adopt(ctx context.Context, path string, seq int64, messageID string) (turnOutput, bool, error) {
+func (p *Processor) adopt(ctx context.Context, path string, seq int64, messageID string, history []model.Message) (turnOutput, bool, error) {
 	lines, err := p.Transcript.Part(ctx, path, seq)
 	if fault.Is(err, fault.NotFound) {
 		return turnOutput{}, false, nil
@@ -434,10 +509,14 @@ func (p *Processor) adopt(ctx context.Context, path string, seq int64, messageID
 		if l.SourceID != messageID {
 			return turnOutput{}, false, nil
 		}
+		if l.Type == "compaction" {
+			out.compaction = &compaction{line: l, history: applyCompaction(history, l)}
+			continue
+		}
 		if l.Message == nil || !contextRole(l.Message.Role) {
 			continue
 		}
-		out.messages = append(out.messages, fromTranscript(l.Message))
+		out.messages = append(out.messages, fromTranscript(l))
 		if l.Message.Role == model.Assistant && l.Message.Usage != nil {
 			u := l.Message.Usage
 			out.usage = model.Usage{Input: u.Input, Output: u.Output, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite, Total: u.TotalTokens}

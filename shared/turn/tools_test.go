@@ -9,16 +9,29 @@ import (
 	"github.com/zero-gateway/zero/shared/model"
 )
 
-// scriptModel answers from a list and records each request.
+// scriptModel answers from a list and records each request. Summary
+// requests (compaction) are answered with summary and recorded apart.
 type scriptModel struct {
-	mu      sync.Mutex
-	answers []model.Response
-	seen    []model.Request
+	mu        sync.Mutex
+	answers   []model.Response
+	seen      []model.Request
+	summary   string
+	summaries []model.Request
+	fail      []error // returned (and consumed) before the next answer
 }
 
 func (s *scriptModel) Complete(_ context.Context, req model.Request) (model.Response, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if strings.HasPrefix(req.System, "You compact conversations") {
+		s.summaries = append(s.summaries, req)
+		return model.Response{Text: s.summary, StopReason: model.StopEnd}, nil
+	}
+	if len(s.fail) > 0 {
+		err := s.fail[0]
+		s.fail = s.fail[1:]
+		return model.Response{}, err
+	}
 	s.seen = append(s.seen, req)
 	if len(s.seen) > len(s.answers) {
 		return model.Response{Text: "out of script", StopReason: model.StopEnd}, nil

@@ -1,0 +1,143 @@
+package turn_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/zero-gateway/zero/shared/fault"
+	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/transcript"
+)
+
+// used answers with text and reports a context of total tokens.
+func used(text string, total int64) model.Response {
+	return model.Response{Text: text, StopReason: model.StopEnd, Usage: model.Usage{Input: total - 5, Output: 5, Total: total}}
+}
+
+// part reads transcript part seq of the main session.
+func (r *rig) part(t *testing.T, seq int64) []transcript.Line {
+	t.Helper()
+	e := r.entry(t, "agent:main:main")
+	lines, err := r.proc.Transcript.Part(context.Background(), transcript.Path("main", e.SessionID, ""), seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lines
+}
+
+func roles(msgs []model.Message) string {
+	var out []string
+	for _, m := range msgs {
+		out = append(out, m.Role+":"+m.Content)
+	}
+	return strings.Join(out, " | ")
+}
+
+func TestAutoCompaction(t *testing.T) {
+	r := newRig()
+	r.settings.set(`{agents: {defaults: {contextTokens: 200, compaction: {reserveTokens: 50}}}, channels: {telegram: {allowFrom: ["*"]}}}`)
+	llm := &scriptModel{summary: "the user said t1", answers: []model.Response{used("a1", 60), used("a2", 120), used("a3", 190), used("a4", 80)}}
+	r.proc.Models["zero"] = llm
+	for i := 1; i <= 4; i++ {
+		r.handle(t, msg(i, fmt.Sprintf("t%d", i)))
+	}
+	if len(llm.summaries) != 1 {
+		t.Fatalf("%d compactions; want one, before turn 4 (190 of 200 tokens used, 50 reserved)", len(llm.summaries))
+	}
+	if got := llm.summaries[0].Messages[0].Content; !strings.Contains(got, "user: t1") || strings.Contains(got, "t2") {
+		t.Fatalf("summariser saw %q; want only turn 1", got)
+	}
+	want := "user:Summary of the earlier conversation:\nthe user said t1 | user:t2 | assistant:a2 | user:t3 | assistant:a3 | user:t4"
+	if got := roles(llm.seen[3].Messages); got != want {
+		t.Fatalf("turn 4 context\n got %s\nwant %s", got, want)
+	}
+	lines := r.part(t, 4)
+	c := lines[0]
+	if c.Type != "compaction" || c.Summary != "the user said t1" || c.TokensBefore != 190 || c.FirstKeptEntryID != transcript.EntryID("telegram:42:2", 0) {
+		t.Fatalf("compaction line %+v", c)
+	}
+	if lines[1].ParentID == nil || *lines[1].ParentID != c.ID {
+		t.Fatal("the turn's user line is not chained to the compaction line")
+	}
+	e := r.entry(t, "agent:main:main")
+	if e.CompactionCount != 1 {
+		t.Fatalf("compactionCount %d; want 1", e.CompactionCount)
+	}
+	// A later turn whose cached context is gone rebuilds it from the
+	// transcript, from the compaction onward.
+	r.proc.Store = hideContext{r.crash}
+	llm.answers = append(llm.answers, used("a5", 100))
+	r.handle(t, msg(5, "t5"))
+	want = "user:Summary of the earlier conversation:\nthe user said t1 | user:t2 | assistant:a2 | user:t3 | assistant:a3 | user:t4 | assistant:a4 | user:t5"
+	if got := roles(llm.seen[4].Messages); got != want {
+		t.Fatalf("rebuilt context\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestOverflowCompactsAndRetries(t *testing.T) {
+	r := newRig()
+	llm := &scriptModel{summary: "earlier: t1", answers: []model.Response{used("a1", 10), used("a2", 10), used("a3", 10), used("a4", 10)}}
+	r.proc.Models["zero"] = llm
+	for i := 1; i <= 3; i++ {
+		r.handle(t, msg(i, fmt.Sprintf("t%d", i)))
+	}
+	llm.fail = []error{fault.Wrap(fault.Invalid, fmt.Errorf("%w: prompt is too long", model.ErrContextOverflow), "too long")}
+	r.handle(t, msg(4, "t4"))
+	if len(llm.summaries) != 1 || r.lastSent(t) != "a4" {
+		t.Fatalf("%d compactions, reply %q; want one compaction and the retried answer", len(llm.summaries), r.lastSent(t))
+	}
+	if got := roles(llm.seen[3].Messages); !strings.HasPrefix(got, "user:Summary of the earlier conversation:\nearlier: t1 | user:t2") {
+		t.Fatalf("retried context %s", got)
+	}
+}
+
+func TestOverflowAfterCompactionTellsTheUser(t *testing.T) {
+	r := newRig()
+	overflow := fault.Wrap(fault.Invalid, model.ErrContextOverflow, "too long")
+	llm := &scriptModel{summary: "s", answers: []model.Response{used("a1", 10), used("a2", 10)}}
+	r.proc.Models["zero"] = llm
+	r.handle(t, msg(1, "t1"))
+	r.handle(t, msg(2, "t2"))
+	llm.fail = []error{overflow, overflow}
+	r.handle(t, msg(3, "t3"))
+	if got := r.lastSent(t); !strings.Contains(got, "/new") {
+		t.Fatalf("reply %q; want a notice suggesting /new", got)
+	}
+}
+
+func TestCompactCommand(t *testing.T) {
+	r := newRig()
+	llm := &scriptModel{summary: "we talked about t1", answers: []model.Response{used("a1", 10), used("a2", 10), used("a3", 10), used("a4", 10)}}
+	r.proc.Models["zero"] = llm
+	r.handle(t, msg(1, "t1"))
+	r.handle(t, msg(2, "/compact"))
+	if got := r.lastSent(t); !strings.HasPrefix(got, "Nothing to compact yet") {
+		t.Fatalf("reply %q; one turn is too little to compact", got)
+	}
+	r.handle(t, msg(3, "t3"))
+	r.handle(t, msg(4, "t4"))
+	r.crash.CommitBefore = 1
+	m := msg(5, "/compact keep the names")
+	if err := r.proc.Handle(context.Background(), m, 1); err == nil {
+		t.Fatal("crash not injected")
+	}
+	if err := r.proc.Handle(context.Background(), m, 2); err != nil {
+		t.Fatal(err)
+	}
+	if len(llm.summaries) != 1 || !strings.Contains(llm.summaries[0].Messages[0].Content, "keep the names") {
+		t.Fatalf("summaries %+v; want one, with the instructions", llm.summaries)
+	}
+	if got := r.lastSent(t); !strings.HasPrefix(got, "Compacted: 2 earlier messages") {
+		t.Fatalf("reply %q", got)
+	}
+	e := r.entry(t, "agent:main:main")
+	if lines := r.part(t, e.TranscriptSeq); len(lines) != 1 || lines[0].Type != "compaction" || lines[0].SourceID != m.ID {
+		t.Fatalf("the /compact part holds %+v; want its compaction line only", lines)
+	}
+	r.handle(t, msg(6, "t6"))
+	if got := roles(llm.seen[len(llm.seen)-1].Messages); !strings.HasPrefix(got, "user:Summary of the earlier conversation:\nwe talked about t1 | user:t3") {
+		t.Fatalf("context after /compact: %s", got)
+	}
+}
