@@ -431,7 +431,17 @@ func (p *Processor) complete(ctx context.Context, t *turnState, entry session.En
 		return failed("⚠️ The model " + ref.String() + " is not available: this deployment has no " + ref.Provider + " provider configured."), nil
 	}
 	loop := &agent.Loop{Model: client, Tools: p.tools(t, entry, ref), Hooks: p.Hooks}
-	run, err := loop.Run(ctx, agent.Input{Model: ref.Name, System: p.system(loop.Tools), History: history, Prompt: prompt})
+	runCtx, cancel, limit := p.runContext(ctx, t.cfg)
+	defer cancel()
+	run, err := loop.Run(runCtx, agent.Input{Model: ref.Name, System: p.system(loop.Tools), History: history, Prompt: prompt})
+	if err != nil && runCtx.Err() != nil && ctx.Err() == nil {
+		// The run's own time limit, not the function's: stop cleanly,
+		// keep what the run did, tell the user.
+		p.log().WarnContext(ctx, "run timed out", "message", t.msg.ID, "limit", limit.String())
+		notice := fmt.Sprintf("⏱️ The run was stopped after %s, its time limit (agents.defaults.timeoutSeconds).", limit.Round(time.Second))
+		msgs := append(loop.Persisted(run), model.Message{Role: model.Assistant, Content: notice})
+		return turnOutput{messages: msgs, text: notice, usage: run.Usage, last: run.Last, stop: model.StopAborted}, nil
+	}
 	if err != nil {
 		if fault.Retryable(err) || errors.Is(err, model.ErrContextOverflow) {
 			return turnOutput{}, fmt.Errorf("model %s: %w", ref, err)
@@ -440,6 +450,25 @@ func (p *Processor) complete(ctx context.Context, t *turnState, entry session.En
 		return failed("⚠️ The model could not answer: " + fault.Message(err)), nil
 	}
 	return turnOutput{messages: loop.Persisted(run), text: run.Reply, usage: run.Usage, last: run.Last, stop: run.Stop}, nil
+}
+
+// runMargin is kept between a run's time limit and the function's own
+// deadline, for writing the transcript, committing and replying.
+const runMargin = 15 * time.Second
+
+// runContext bounds one agent run by agents.defaults.timeoutSeconds and by
+// the function's deadline less runMargin, whichever is sooner.
+func (p *Processor) runContext(ctx context.Context, cfg *config.Config) (context.Context, context.CancelFunc, time.Duration) {
+	limit := time.Duration(cfg.Agents.Defaults.TimeoutSeconds) * time.Second
+	if limit <= 0 {
+		limit = config.DefaultTimeoutSeconds * time.Second
+	}
+	if deadline, ok := ctx.Deadline(); ok {
+		limit = min(limit, time.Until(deadline)-runMargin)
+	}
+	limit = max(limit, time.Second)
+	c, cancel := context.WithTimeout(ctx, limit)
+	return c, cancel, limit
 }
 
 // failedTurn records a turn the model could not answer: the prompt and

@@ -143,3 +143,35 @@ func TestSilentReply(t *testing.T) {
 		t.Fatalf("the silent answer is not recorded: %+v", lines)
 	}
 }
+
+// stuckModel answers after one tool round only when its context ends.
+type stuckModel struct{ calls int }
+
+func (s *stuckModel) Complete(ctx context.Context, _ model.Request) (model.Response, error) {
+	s.calls++
+	if s.calls == 1 {
+		return statusCall(), nil
+	}
+	<-ctx.Done()
+	return model.Response{}, ctx.Err()
+}
+
+// TestRunTimeout: a run past agents.defaults.timeoutSeconds stops cleanly:
+// what it did is recorded, the run is marked aborted, the user is told.
+func TestRunTimeout(t *testing.T) {
+	r := newRig()
+	r.settings.set(`{agents: {defaults: {timeoutSeconds: 1}}, channels: {telegram: {allowFrom: ["*"]}}}`)
+	r.proc.Models["zero"] = &stuckModel{}
+	r.handle(t, msg(1, "take your time"))
+	if got := r.lastSent(t); !strings.Contains(got, "time limit") {
+		t.Fatalf("reply %q; want the timeout notice", got)
+	}
+	lines := r.transcriptLines(t)
+	var got []string
+	for _, l := range lines {
+		got = append(got, l.Message.Role)
+	}
+	if strings.Join(got, ",") != "user,assistant,toolResult,assistant" || lines[3].Message.StopReason != model.StopAborted {
+		t.Fatalf("transcript %v (last stop %q); want the tool round kept and an aborted notice", got, lines[3].Message.StopReason)
+	}
+}

@@ -129,7 +129,7 @@ func TestProvisionFromTemplate(t *testing.T) {
 		attrs := queueAttrs(t, client, work.URL)
 		eq(t, "FifoQueue", attrs["FifoQueue"], "true")
 		eq(t, "ContentBasedDeduplication", attrs["ContentBasedDeduplication"], "false")
-		eq(t, "VisibilityTimeout", attrs["VisibilityTimeout"], "720")
+		eq(t, "VisibilityTimeout", attrs["VisibilityTimeout"], "5400")
 		eq(t, "MessageRetentionPeriod", attrs["MessageRetentionPeriod"], "345600")
 		eq(t, "QueueArn", attrs["QueueArn"], work.ARN)
 		var redrive struct {
@@ -218,7 +218,7 @@ func TestProvisionFromTemplate(t *testing.T) {
 		eq(t, "webhook dir", wh.SourceDir, "./functions/telegram-webhook")
 		eq(t, "runner dir", run.SourceDir, "./functions/runner")
 		eq(t, "webhook timeout", wh.Timeout, 10*time.Second)
-		eq(t, "runner timeout", run.Timeout, 120*time.Second)
+		eq(t, "runner timeout", run.Timeout, 900*time.Second)
 		eq(t, "webhook env", wh.Env, map[string]string{
 			"ZERO_QUEUE_URL":          res.Queues["WorkQueue"].URL,
 			"TELEGRAM_WEBHOOK_SECRET": "test_secret-1",
