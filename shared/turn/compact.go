@@ -37,10 +37,17 @@ type compaction struct {
 // compact summarises history before its last keepTurns user turns with one
 // model call. It returns nil when there is nothing old enough to compact.
 // instructions (from /compact) steer the summary.
-func (p *Processor) compact(ctx context.Context, ref model.Ref, history []model.Message, instructions string, tokensBefore int64) (*compaction, error) {
+func (p *Processor) compact(ctx context.Context, t *turnState, ref model.Ref, history []model.Message, instructions string, tokensBefore int64) (*compaction, error) {
 	k := keptFrom(history)
 	if k <= 0 {
 		return nil, nil
+	}
+	if tokensBefore <= 0 {
+		tokensBefore = estimateTokens(history)
+	}
+	ev := CompactionEvent{SessionKey: t.msg.SessionKey, TokensBefore: tokensBefore, Manual: t.cmd.name == "/compact"}
+	for _, h := range p.Hooks.BeforeCompaction {
+		h(ctx, ev)
 	}
 	client, ok := p.Models[ref.Provider]
 	if !ok {
@@ -55,8 +62,9 @@ func (p *Processor) compact(ctx context.Context, ref model.Ref, history []model.
 		return nil, fmt.Errorf("compact with %s: %w", ref, err)
 	}
 	summary := strings.TrimSpace(resp.Text)
-	if tokensBefore <= 0 {
-		tokensBefore = estimateTokens(history)
+	ev.Summary = summary
+	for _, h := range p.Hooks.AfterCompaction {
+		h(ctx, ev)
 	}
 	line := transcript.Line{Type: "compaction", Summary: summary, FirstKeptEntryID: history[k].EntryID, TokensBefore: tokensBefore}
 	return &compaction{line: line, history: applyCompaction(history, line), dropped: k}, nil
@@ -148,7 +156,7 @@ func (p *Processor) compactCommand(ctx context.Context, t *turnState, e session.
 			return turnOutput{}, err
 		}
 	}
-	c, err := p.compact(ctx, p.modelFor(t.cfg, e), history, t.cmd.rest, e.TotalTokens)
+	c, err := p.compact(ctx, t, p.modelFor(t.cfg, e), history, t.cmd.rest, e.TotalTokens)
 	if err != nil {
 		return turnOutput{}, err
 	}

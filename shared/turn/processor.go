@@ -55,7 +55,7 @@ type Processor struct {
 	Senders      map[string]Sender // by channel
 	Settings     Settings          // nil means config.Default()
 	System       string            // base system prompt; the tools section is added per run
-	Hooks        agent.Hooks       // the loop's extension points
+	Hooks        Hooks             // plugin extension points
 	Log          *slog.Logger
 	Now          func() time.Time
 }
@@ -101,6 +101,9 @@ func (p *Processor) Handle(ctx context.Context, m inbound.Message, attempt int) 
 	}
 	if m.Kind == inbound.KindMigrate {
 		return p.migrate(ctx, m, snap)
+	}
+	for _, h := range p.Hooks.MessageReceived {
+		h(ctx, m)
 	}
 
 	t := &turnState{cfg: cfg, msg: m, text: m.Text, stored: snap.Entry}
@@ -160,6 +163,13 @@ func (p *Processor) Handle(ctx context.Context, m inbound.Message, attempt int) 
 	if !out.command && !cfg.SendPolicy().Allows(m.SessionKey, entry.Channel, entry.ChatType, entry.SendPolicy) {
 		rec.Withheld = true
 	}
+	if rec.Reply != "" && !rec.Withheld {
+		o := Outgoing{SessionKey: m.SessionKey, MessageID: m.ID, Channel: rec.Delivery.Channel, To: rec.Delivery.To, Text: rec.Reply}
+		for _, h := range p.Hooks.MessageSending {
+			h(ctx, &o)
+		}
+		rec.Reply = o.Text
+	}
 	if err := p.Store.Commit(ctx, m.SessionKey, entry, Context{SessionID: entry.SessionID, Messages: trimContext(history)}, rec); err != nil {
 		return fmt.Errorf("commit turn %s: %w", m.ID, err)
 	}
@@ -181,7 +191,9 @@ type turnState struct {
 // message is a reset trigger. Cron sessions start afresh on every run.
 func (p *Processor) startSession(ctx context.Context, t *turnState) session.Entry {
 	newID := session.NewID(t.msg.ID)
+	agentID := session.NormalizeAgentID(t.msg.AgentID)
 	if t.stored == nil {
+		p.sessionHooks(ctx, p.Hooks.SessionStart, SessionEvent{SessionKey: t.msg.SessionKey, SessionID: newID, AgentID: agentID, Reason: "new-key"})
 		// Derived from the message, so a retry of a turn that died
 		// before its commit lands in the same transcript.
 		return session.Entry{SessionID: newID}
@@ -201,7 +213,15 @@ func (p *Processor) startSession(ctx context.Context, t *turnState) session.Entr
 	}
 	p.log().InfoContext(ctx, "new session", "session", t.msg.SessionKey, "reason", t.reset,
 		"old_session_id", e.SessionID, "session_id", newID)
+	p.sessionHooks(ctx, p.Hooks.SessionEnd, SessionEvent{SessionKey: t.msg.SessionKey, SessionID: e.SessionID, AgentID: e.AgentID, Reason: t.reset})
+	p.sessionHooks(ctx, p.Hooks.SessionStart, SessionEvent{SessionKey: t.msg.SessionKey, SessionID: newID, AgentID: e.AgentID, Reason: t.reset})
 	return e.Reset(newID)
+}
+
+func (p *Processor) sessionHooks(ctx context.Context, hooks []func(context.Context, SessionEvent), ev SessionEvent) {
+	for _, h := range hooks {
+		h(ctx, ev)
+	}
 }
 
 // modelFor picks the model of a turn: the session's override, else the
@@ -237,7 +257,7 @@ func (p *Processor) modelTurn(ctx context.Context, t *turnState, entry session.E
 	var comp *compaction
 	if p.needsCompaction(t.cfg, entry, history, prompt) {
 		var err error
-		if comp, err = p.compact(ctx, ref, history, "", entry.TotalTokens); err != nil {
+		if comp, err = p.compact(ctx, t, ref, history, "", entry.TotalTokens); err != nil {
 			return turnOutput{}, err
 		}
 		if comp != nil {
@@ -248,7 +268,7 @@ func (p *Processor) modelTurn(ctx context.Context, t *turnState, entry session.E
 	if errors.Is(err, model.ErrContextOverflow) && comp == nil {
 		// The model says the context is too long: compact once and retry.
 		p.log().InfoContext(ctx, "context overflow; compacting", "session", m.SessionKey, "model", ref.String())
-		if comp, err = p.compact(ctx, ref, history, "", entry.TotalTokens); err != nil {
+		if comp, err = p.compact(ctx, t, ref, history, "", entry.TotalTokens); err != nil {
 			return turnOutput{}, err
 		}
 		err = model.ErrContextOverflow // nothing old enough to compact
@@ -325,6 +345,7 @@ func (p *Processor) deliver(ctx context.Context, m inbound.Message, rec Record) 
 			p.log().WarnContext(ctx, "no sender for channel; reply kept in transcript only", "channel", rec.Delivery.Channel, "message", m.ID)
 		} else {
 			msgs := sender.Render(rec.Reply)
+			sent := true
 			for i := rec.Sent; i < len(msgs); i++ {
 				if err := sender.Post(ctx, rec.Delivery, msgs[i]); err != nil {
 					if !undeliverable(err) {
@@ -336,6 +357,7 @@ func (p *Processor) deliver(ctx context.Context, m inbound.Message, rec Record) 
 					// reply stays in the transcript.
 					p.log().ErrorContext(ctx, "reply not deliverable; giving up", "message", m.ID, "session", m.SessionKey,
 						"part", i+1, "parts", len(msgs), "err", err)
+					sent = false
 					break
 				}
 				// The last message is recorded by Finish; a one-message
@@ -344,6 +366,12 @@ func (p *Processor) deliver(ctx context.Context, m inbound.Message, rec Record) 
 					if err := p.Store.Progress(ctx, m.SessionKey, m.ID, i+1); err != nil {
 						return fmt.Errorf("record reply progress for %s: %w", m.ID, err)
 					}
+				}
+			}
+			if sent {
+				o := Outgoing{SessionKey: m.SessionKey, MessageID: m.ID, Channel: rec.Delivery.Channel, To: rec.Delivery.To, Text: rec.Reply}
+				for _, h := range p.Hooks.MessageSent {
+					h(ctx, o)
 				}
 			}
 		}
@@ -430,10 +458,18 @@ func (p *Processor) complete(ctx context.Context, t *turnState, entry session.En
 		p.log().ErrorContext(ctx, "model provider not configured", "model", ref.String(), "message", t.msg.ID)
 		return failed("⚠️ The model " + ref.String() + " is not available: this deployment has no " + ref.Provider + " provider configured."), nil
 	}
-	loop := &agent.Loop{Model: client, Tools: p.tools(t, entry, ref), Hooks: p.Hooks}
+	loop := &agent.Loop{Model: client, Tools: p.tools(t, entry, ref), Hooks: p.Hooks.Tools}
+	start := AgentStart{SessionKey: t.msg.SessionKey, AgentID: entry.AgentID, Model: ref, Prompt: prompt, System: p.system(loop.Tools)}
+	for _, h := range p.Hooks.BeforeAgentStart {
+		h(ctx, &start)
+	}
+	system := start.System
+	for _, c := range start.Context {
+		system += "\n\n" + c
+	}
 	runCtx, cancel, limit := p.runContext(ctx, t.cfg)
 	defer cancel()
-	run, err := loop.Run(runCtx, agent.Input{Model: ref.Name, System: p.system(loop.Tools), History: history, Prompt: prompt})
+	run, err := loop.Run(runCtx, agent.Input{Model: ref.Name, System: system, History: history, Prompt: prompt})
 	if err != nil && runCtx.Err() != nil && ctx.Err() == nil {
 		// The run's own time limit, not the function's: stop cleanly,
 		// keep what the run did, tell the user.
@@ -449,7 +485,11 @@ func (p *Processor) complete(ctx context.Context, t *turnState, entry session.En
 		p.log().ErrorContext(ctx, "model call failed", "model", ref.String(), "message", t.msg.ID, "err", err)
 		return failed("⚠️ The model could not answer: " + fault.Message(err)), nil
 	}
-	return turnOutput{messages: loop.Persisted(run), text: run.Reply, usage: run.Usage, last: run.Last, stop: run.Stop}, nil
+	out := turnOutput{messages: loop.Persisted(run), text: run.Reply, usage: run.Usage, last: run.Last, stop: run.Stop}
+	for _, h := range p.Hooks.AgentEnd {
+		h(ctx, AgentEnd{SessionKey: t.msg.SessionKey, AgentID: entry.AgentID, Model: ref, Messages: out.messages, Reply: out.text, Usage: out.usage, Stop: out.stop})
+	}
+	return out, nil
 }
 
 // runMargin is kept between a run's time limit and the function's own
