@@ -1,0 +1,231 @@
+package anthropic
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
+
+	"github.com/zero-gateway/zero/shared/fault"
+	"github.com/zero-gateway/zero/shared/model"
+)
+
+// emptyInput is the input sent for a tool call whose Arguments are not a
+// JSON object. The loop has already answered such a call with a tool error,
+// so the model sees its mistake in the result; the API only needs a valid
+// object here to accept the history.
+var emptyInput = json.RawMessage(`{}`)
+
+// emptySchema is the input_schema of a tool without a schema: the API
+// requires the field and an object type.
+var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
+
+// buildParams translates a model.Request into Messages parameters: the
+// system prompt as the top-level system text, the tools as custom tools
+// {name, description, input_schema}, max_tokens (the request's, else
+// defaultMax) and the context folded into turns (see messageParams).
+//
+// It fails with fault.Invalid, before anything is sent, on a missing model
+// name, an unknown role, a tool call or tool result without an id, a tool
+// schema that is not a JSON object, a context with nothing to send, or a
+// max_tokens the SDK refuses to send without streaming.
+func buildParams(req model.Request, defaultMax int64) (sdk.MessageNewParams, error) {
+	if strings.TrimSpace(req.Model) == "" {
+		return sdk.MessageNewParams{}, fault.New(fault.Invalid, "no model name given for the Anthropic provider")
+	}
+	maxTokens := defaultMax
+	if req.MaxTokens > 0 {
+		maxTokens = int64(req.MaxTokens)
+	}
+	// The SDK refuses, client-side, a non-streaming call that may run past
+	// ten minutes (large max_tokens). Checking here turns that into a clear
+	// Invalid error instead of an unclassified transport failure.
+	if _, err := sdk.CalculateNonStreamingTimeout(int(maxTokens), req.Model, nil); err != nil {
+		return sdk.MessageNewParams{}, fault.Wrap(fault.Invalid, err,
+			"max tokens %d is too large for a non-streaming call to %s; lower it", maxTokens, req.Model)
+	}
+
+	msgs, err := messageParams(req.Messages)
+	if err != nil {
+		return sdk.MessageNewParams{}, err
+	}
+	params := sdk.MessageNewParams{Model: req.Model, MaxTokens: maxTokens, Messages: msgs}
+	if strings.TrimSpace(req.System) != "" {
+		params.System = []sdk.TextBlockParam{{Text: req.System}}
+	}
+	for _, t := range req.Tools {
+		p, err := toolParam(t)
+		if err != nil {
+			return sdk.MessageNewParams{}, fault.New(fault.Invalid, "tool %q: %v", t.Name, err)
+		}
+		params.Tools = append(params.Tools, p)
+	}
+	return params, nil
+}
+
+// turn is one wire message being assembled. Tool results are kept apart
+// from the other blocks because the API wants them first in a user message.
+type turn struct {
+	role    string // "user" or "assistant"
+	results []sdk.ContentBlockParamUnion
+	blocks  []sdk.ContentBlockParamUnion
+}
+
+func (t turn) empty() bool { return len(t.results) == 0 && len(t.blocks) == 0 }
+
+// messageParams folds the context into the alternating user/assistant turns
+// the API requires:
+//   - a user message is a user turn with one text block;
+//   - an assistant message is an assistant turn: its text, then one
+//     tool_use block {id, name, input} per tool call, in order;
+//   - a toolResult message is a tool_result block {tool_use_id, content,
+//     is_error} in a user turn.
+//
+// Adjacent turns of the same role are merged, so consecutive tool results
+// become ONE user message right after the assistant message that asked for
+// them, and a user message that follows them joins it as a text block after
+// the results. Blank text is left out (the API rejects empty text blocks)
+// and a message left with nothing to send is dropped before merging, so its
+// neighbours still alternate.
+func messageParams(msgs []model.Message) ([]sdk.MessageParam, error) {
+	turns := make([]turn, 0, len(msgs))
+	for i, m := range msgs {
+		t, err := turnOf(m)
+		if err != nil {
+			return nil, fault.New(fault.Invalid, "message %d: %v", i, err)
+		}
+		if t.empty() {
+			continue
+		}
+		if n := len(turns); n > 0 && turns[n-1].role == t.role {
+			turns[n-1].results = append(turns[n-1].results, t.results...)
+			turns[n-1].blocks = append(turns[n-1].blocks, t.blocks...)
+			continue
+		}
+		turns = append(turns, t)
+	}
+	if len(turns) == 0 {
+		return nil, fault.New(fault.Invalid, "the context has no message with content to send to the model")
+	}
+	out := make([]sdk.MessageParam, 0, len(turns))
+	for _, t := range turns {
+		content := slices.Concat(t.results, t.blocks)
+		if t.role == "user" {
+			out = append(out, sdk.NewUserMessage(content...))
+		} else {
+			out = append(out, sdk.NewAssistantMessage(content...))
+		}
+	}
+	return out, nil
+}
+
+// turnOf translates one context message into a (possibly empty) turn.
+func turnOf(m model.Message) (turn, error) {
+	switch m.Role {
+	case model.User:
+		t := turn{role: "user"}
+		if strings.TrimSpace(m.Content) != "" {
+			t.blocks = append(t.blocks, sdk.NewTextBlock(m.Content))
+		}
+		return t, nil
+	case model.Assistant:
+		t := turn{role: "assistant"}
+		if strings.TrimSpace(m.Content) != "" {
+			t.blocks = append(t.blocks, sdk.NewTextBlock(m.Content))
+		}
+		for j, tc := range m.ToolCalls {
+			if tc.ID == "" {
+				return turn{}, fmt.Errorf("tool call %d (%s) has no id", j, tc.Name)
+			}
+			t.blocks = append(t.blocks, sdk.NewToolUseBlock(wireID(tc.ID), toolInput(tc.Arguments), tc.Name))
+		}
+		return t, nil
+	case model.ToolResult:
+		if m.ToolCallID == "" {
+			return turn{}, fmt.Errorf("tool result for %q has no tool call id", m.ToolName)
+		}
+		result := sdk.ToolResultBlockParam{ToolUseID: wireID(m.ToolCallID), IsError: sdk.Bool(m.IsError)}
+		// A result without output is sent without content: an empty text
+		// block would be rejected.
+		if strings.TrimSpace(m.Content) != "" {
+			result.Content = []sdk.ToolResultBlockParamContentUnion{{OfText: &sdk.TextBlockParam{Text: m.Content}}}
+		}
+		return turn{role: "user", results: []sdk.ContentBlockParamUnion{{OfToolResult: &result}}}, nil
+	}
+	return turn{}, fmt.Errorf("unsupported role %q", m.Role)
+}
+
+// toolInput is the input object of a tool_use block: Arguments verbatim
+// when they are a JSON object, emptyInput otherwise (invalid JSON, another
+// JSON value, or no arguments at all).
+func toolInput(arguments string) json.RawMessage {
+	trimmed := strings.TrimSpace(arguments)
+	if strings.HasPrefix(trimmed, "{") && json.Valid([]byte(trimmed)) {
+		return json.RawMessage(trimmed)
+	}
+	return emptyInput
+}
+
+// wireID makes a tool call id acceptable to the API, which allows only
+// letters, digits, '_' and '-'. Ids from Anthropic pass unchanged; ids made
+// by another provider earlier in the session ("functions.get:0") are mapped
+// character by character, the same way for the tool_use block and its
+// tool_result, so the pair still matches.
+func wireID(id string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-':
+			return r
+		}
+		return '_'
+	}, id)
+}
+
+// toolParam translates a tool spec into a custom tool
+// {name, description, input_schema}.
+func toolParam(t model.ToolSpec) (sdk.ToolUnionParam, error) {
+	schema, err := inputSchema(t.Schema)
+	if err != nil {
+		return sdk.ToolUnionParam{}, err
+	}
+	tool := sdk.ToolParam{Name: t.Name, InputSchema: schema}
+	if t.Description != "" {
+		tool.Description = sdk.String(t.Description)
+	}
+	return sdk.ToolUnionParam{OfTool: &tool}, nil
+}
+
+// inputSchema sends the tool's JSON Schema as written (the SDK's typed
+// schema only knows properties and required, and would drop the rest:
+// descriptions, enums, nested definitions). Only a missing "type" is filled
+// in with "object", which the API requires; an empty or null schema becomes
+// emptySchema.
+func inputSchema(schema json.RawMessage) (sdk.ToolInputSchemaParam, error) {
+	trimmed := bytes.TrimSpace(schema)
+	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
+		return param.Override[sdk.ToolInputSchemaParam](emptySchema), nil
+	}
+	var fields map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	if err := dec.Decode(&fields); err != nil || fields == nil {
+		return sdk.ToolInputSchemaParam{}, fmt.Errorf("schema is not a JSON object: %v", err)
+	}
+	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
+		return sdk.ToolInputSchemaParam{}, errors.New("schema is not a JSON object: trailing data")
+	}
+	if _, ok := fields["type"]; ok {
+		return param.Override[sdk.ToolInputSchemaParam](json.RawMessage(trimmed)), nil
+	}
+	fields["type"] = json.RawMessage(`"object"`)
+	withType, err := json.Marshal(fields)
+	if err != nil {
+		return sdk.ToolInputSchemaParam{}, fmt.Errorf("schema: %v", err)
+	}
+	return param.Override[sdk.ToolInputSchemaParam](json.RawMessage(withType)), nil
+}
