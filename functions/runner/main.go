@@ -12,11 +12,14 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
+	"github.com/zero-gateway/zero/shared/anthropic"
 	"github.com/zero-gateway/zero/shared/awsconfig"
+	"github.com/zero-gateway/zero/shared/bedrock"
 	"github.com/zero-gateway/zero/shared/dynamo"
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/openai"
@@ -60,11 +63,11 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 	if err != nil {
 		return nil, err
 	}
-	models, err := newModels(ref, logger)
+	awsCfg, err := awsconfig.Load(ctx, calls)
 	if err != nil {
 		return nil, err
 	}
-	awsCfg, err := awsconfig.Load(ctx, calls)
+	models, err := newModels(ref, bedrockruntime.NewFromConfig(awsCfg), logger)
 	if err != nil {
 		return nil, err
 	}
@@ -90,11 +93,13 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 }
 
 // newModels builds a client for every provider this deployment can reach:
-// the built-in echo model always, OpenAI-compatible when its key (or a
-// local base URL) is set. ZERO_MODEL, the default, must be among them; a
+// the built-in echo model and Bedrock always, OpenAI-compatible and
+// Anthropic when their key (or a local base URL) is set. ZERO_MODEL, the default, must be among them; a
 // session or agent naming a missing provider gets a clean notice.
-func newModels(def model.Ref, logger *slog.Logger) (map[string]model.Client, error) {
-	models := map[string]model.Client{model.EchoProvider: model.Echo{}}
+func newModels(def model.Ref, br *bedrockruntime.Client, logger *slog.Logger) (map[string]model.Client, error) {
+	// Bedrock needs no key: the function's role and the account's model
+	// access decide, and a refusal reaches the user as a clean notice.
+	models := map[string]model.Client{model.EchoProvider: model.Echo{}, "bedrock": bedrock.New(br)}
 	oa, err := openai.New(openai.Config{
 		APIKey:     os.Getenv("OPENAI_API_KEY"),
 		BaseURL:    envOr("OPENAI_BASE_URL", "https://api.openai.com/v1"),
@@ -108,8 +113,22 @@ func newModels(def model.Ref, logger *slog.Logger) (map[string]model.Client, err
 	default:
 		logger.Info("openai provider not configured", "reason", err.Error())
 	}
+	an, err := anthropic.New(anthropic.Config{
+		APIKey:     os.Getenv("ANTHROPIC_API_KEY"),
+		BaseURL:    envOr("ANTHROPIC_BASE_URL", anthropic.DefaultBaseURL),
+		HTTPClient: &http.Client{Timeout: 300 * time.Second},
+		MaxRetries: 2,
+	})
+	switch {
+	case err == nil:
+		models["anthropic"] = an
+	case def.Provider == "anthropic":
+		return nil, err
+	default:
+		logger.Info("anthropic provider not configured", "reason", err.Error())
+	}
 	if _, ok := models[def.Provider]; !ok {
-		return nil, fmt.Errorf("ZERO_MODEL: unknown provider %q in %s (known: zero, openai)", def.Provider, def)
+		return nil, fmt.Errorf("ZERO_MODEL: unknown provider %q in %s (known: zero, openai, anthropic, bedrock)", def.Provider, def)
 	}
 	if def.Provider == model.EchoProvider && def.Name != "echo" {
 		return nil, fmt.Errorf("ZERO_MODEL: the built-in provider has only zero/echo, not %s", def)

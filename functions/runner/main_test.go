@@ -287,11 +287,12 @@ func TestSetupNamesMissingConfig(t *testing.T) {
 		{"malformed model", "", "gpt-4", "ZERO_MODEL"},
 		{"unknown provider", "", "acme/x", "ZERO_MODEL"},
 		{"OpenAI without a key", "", "openai/gpt-4o-mini", "OPENAI_API_KEY"},
+		{"Anthropic without a key", "", "anthropic/claude-sonnet-4-5", "ANTHROPIC_API_KEY"},
 		{"no config parameter", "ZERO_CONFIG_PARAMETER", "zero/echo", "ZERO_CONFIG_PARAMETER"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			for k, v := range map[string]string{"ZERO_TABLE": "t", "ZERO_BUCKET": "b", "TELEGRAM_BOT_TOKEN": "1:t", "ZERO_MODEL": tc.model, "OPENAI_API_KEY": "", "OPENAI_BASE_URL": "", "ZERO_CONFIG_PARAMETER": "/zero/t/config"} {
+			for k, v := range map[string]string{"ZERO_TABLE": "t", "ZERO_BUCKET": "b", "TELEGRAM_BOT_TOKEN": "1:t", "ZERO_MODEL": tc.model, "OPENAI_API_KEY": "", "OPENAI_BASE_URL": "", "ANTHROPIC_API_KEY": "", "ANTHROPIC_BASE_URL": "", "ZERO_CONFIG_PARAMETER": "/zero/t/config"} {
 				t.Setenv(k, v)
 			}
 			if tc.unset != "" {

@@ -146,7 +146,7 @@ func (p *Processor) Handle(ctx context.Context, m inbound.Message, attempt int) 
 		// totalTokens is what the context holds after this turn, as
 		// upstream UIs read it ("context used"): the last call's prompt
 		// and answer.
-		entry.TotalTokens = out.last.Input + out.last.Output
+		entry.TotalTokens = out.last.Input + out.last.CacheRead + out.last.CacheWrite + out.last.Output
 		entry.Model, entry.ModelProvider = ref.Name, ref.Provider // the model that answered last
 		entry.ContextTokens = int64(cfg.Agents.Defaults.ContextTokens)
 		if out.compaction != nil {
