@@ -29,6 +29,7 @@ import (
 	"github.com/zero-gateway/zero/shared/telegram"
 	"github.com/zero-gateway/zero/shared/transcript"
 	"github.com/zero-gateway/zero/shared/turn"
+	"github.com/zero-gateway/zero/shared/workspace"
 )
 
 const systemPrompt = "You are ZERO, a personal assistant. Answer briefly and helpfully."
@@ -79,9 +80,11 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 	s3Client := s3.NewFromConfig(awsCfg, func(o *s3.Options) { o.UsePathStyle = local })
 	httpClient := &http.Client{Timeout: 60 * time.Second}
 	tg := telegram.NewClient(envOr("TELEGRAM_API_BASE_URL", "https://api.telegram.org"), env["TELEGRAM_BOT_TOKEN"], httpClient)
+	bucket := s3store.New(s3Client, env["ZERO_BUCKET"])
 	return &turn.Processor{
 		Store:        dynamo.New(dynamodb.NewFromConfig(awsCfg), env["ZERO_TABLE"]),
-		Transcript:   transcript.NewLog(s3store.New(s3Client, env["ZERO_BUCKET"])),
+		Transcript:   transcript.NewLog(bucket),
+		Workspace:    workspace.NewLoader(bucket, workspace.DefaultTTL, logger),
 		Models:       models,
 		DefaultModel: ref,
 		Senders:      map[string]turn.Sender{"telegram": tg},

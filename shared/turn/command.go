@@ -12,7 +12,7 @@ import (
 // command is a chat command recognised in an inbound message.
 type command struct {
 	name  string // "/status", "/send", or the reset trigger; "" for none
-	arg   string // /send: on | off | inherit
+	arg   string // /send: on | off | inherit; /context: list | detail
 	rest  string // a reset trigger: the text after it, passed on to the model; /compact: instructions
 	reset bool   // name is a reset trigger (/new, /reset, session.resetTriggers)
 }
@@ -39,6 +39,8 @@ func parseCommand(text string, resetTriggers []string) command {
 		return command{name: name}
 	case name == "/compact":
 		return command{name: name, rest: rest}
+	case name == "/context" && (rest == "" || strings.EqualFold(rest, "list") || strings.EqualFold(rest, "detail")):
+		return command{name: name, arg: strings.ToLower(rest)}
 	case name == "/send" && !strings.ContainsAny(rest, " \n\t"):
 		return command{name: name, arg: strings.ToLower(rest)}
 	}
@@ -63,6 +65,13 @@ func (p *Processor) command(ctx context.Context, t *turnState, e *session.Entry)
 		return p.status(t, *e), true
 	case t.cmd.name == "/send":
 		return p.setSendPolicy(ctx, t, e), true
+	case t.cmd.name == "/context":
+		// What the next run's system prompt holds, largest first.
+		report := p.prompt(ctx, e.AgentID, p.tools(t, *e, p.modelFor(t.cfg, *e))).Report
+		if t.cmd.arg == "detail" {
+			return report.Detail(), true
+		}
+		return report.List(), true
 	}
 	return "", false
 }

@@ -30,6 +30,10 @@ func TestParseCommand(t *testing.T) {
 		{"send with a sentence is not a command", "/send this to bob", command{}},
 		{"compact alone", "/compact", command{name: "/compact"}},
 		{"compact with instructions", "/compact keep the names", command{name: "/compact", rest: "keep the names"}},
+		{"context alone", "/context", command{name: "/context"}},
+		{"context list", "/context list", command{name: "/context", arg: "list"}},
+		{"context detail", "/context Detail", command{name: "/context", arg: "detail"}},
+		{"context with a question is not a command", "/context what is this", command{}},
 		{"unknown command goes to the model", "/whatever", command{}},
 	}
 	for _, tt := range tests {

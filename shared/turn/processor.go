@@ -56,6 +56,7 @@ type Processor struct {
 	Settings     Settings          // nil means config.Default()
 	System       string            // base system prompt; the tools section is added per run
 	Hooks        Hooks             // plugin extension points
+	Workspace    Workspace         // nil: no workspace files in the prompt
 	Log          *slog.Logger
 	Now          func() time.Time
 }
@@ -459,7 +460,7 @@ func (p *Processor) complete(ctx context.Context, t *turnState, entry session.En
 		return failed("⚠️ The model " + ref.String() + " is not available: this deployment has no " + ref.Provider + " provider configured."), nil
 	}
 	loop := &agent.Loop{Model: client, Tools: p.tools(t, entry, ref), Hooks: p.Hooks.Tools}
-	start := AgentStart{SessionKey: t.msg.SessionKey, AgentID: entry.AgentID, Model: ref, Prompt: prompt, System: p.system(loop.Tools)}
+	start := AgentStart{SessionKey: t.msg.SessionKey, AgentID: entry.AgentID, Model: ref, Prompt: prompt, System: p.prompt(ctx, entry.AgentID, loop.Tools).Text}
 	for _, h := range p.Hooks.BeforeAgentStart {
 		h(ctx, &start)
 	}

@@ -3,12 +3,12 @@ package turn
 import (
 	"context"
 	"encoding/json"
-	"strings"
 
 	"github.com/zero-gateway/zero/shared/agent"
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/session"
 	"github.com/zero-gateway/zero/shared/tool"
+	"github.com/zero-gateway/zero/shared/workspace"
 )
 
 // tools returns the tools of one run: those ZERO provides for this turn
@@ -27,20 +27,29 @@ func (p *Processor) tools(t *turnState, e session.Entry, ref model.Ref) []agent.
 	return allowed
 }
 
-// system assembles the system prompt: the base prompt, then the tools
-// section naming exactly the tools the model is offered.
-func (p *Processor) system(tools []agent.Tool) string {
-	if len(tools) == 0 {
-		return p.System
-	}
-	var b strings.Builder
-	b.WriteString(p.System)
-	b.WriteString("\n\n## Tools\nYou can call these tools:\n")
+// Workspace supplies an agent's bootstrap files and skills (a
+// workspace.Loader: cached, re-listed at most once a minute).
+type Workspace interface {
+	Load(ctx context.Context, agentID string) (workspace.Files, error)
+}
+
+// prompt assembles the system prompt of a run: the base prompt, the tools
+// section naming exactly the tools the model is offered, the skills list
+// and the agent's workspace files, within the workspace package's limits.
+// A workspace that cannot be read is logged and left out: the run goes on.
+func (p *Processor) prompt(ctx context.Context, agentID string, tools []agent.Tool) workspace.Prompt {
+	in := workspace.Input{Base: p.System}
 	for _, tl := range tools {
-		spec := tl.Spec()
-		b.WriteString("- " + spec.Name + ": " + spec.Description + "\n")
+		in.Tools = append(in.Tools, tl.Spec())
 	}
-	return strings.TrimRight(b.String(), "\n")
+	if p.Workspace != nil {
+		files, err := p.Workspace.Load(ctx, agentID)
+		if err != nil {
+			p.log().WarnContext(ctx, "workspace not loaded; the prompt goes without it", "agent", agentID, "err", err)
+		}
+		in.Files, in.Skills = files.Bootstrap, files.Skills
+	}
+	return workspace.Assemble(in)
 }
 
 // statusTool is session_status: the /status report, for the model.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/workspace"
 )
 
 // scriptModel answers from a list and records each request. Summary
@@ -173,5 +174,39 @@ func TestRunTimeout(t *testing.T) {
 	}
 	if strings.Join(got, ",") != "user,assistant,toolResult,assistant" || lines[3].Message.StopReason != model.StopAborted {
 		t.Fatalf("transcript %v (last stop %q); want the tool round kept and an aborted notice", got, lines[3].Message.StopReason)
+	}
+}
+
+// staticWorkspace serves fixed workspace files.
+type staticWorkspace struct{ files workspace.Files }
+
+func (w staticWorkspace) Load(context.Context, string) (workspace.Files, error) { return w.files, nil }
+
+func TestWorkspaceInPromptAndContextCommand(t *testing.T) {
+	r := newRig()
+	r.proc.System = "You are ZERO."
+	r.proc.Workspace = staticWorkspace{workspace.Files{
+		Bootstrap: []workspace.File{{Name: "AGENTS.md", Content: "Always answer in Portuguese."}, {Name: "USER.md", Content: "The user is Ana."}},
+		Skills:    []workspace.Skill{{Name: "weather", Description: "Look up the weather", Path: "skills/weather/SKILL.md"}},
+	}}
+	llm := &scriptModel{answers: []model.Response{final("olá")}}
+	r.proc.Models["zero"] = llm
+	r.handle(t, msg(1, "hi"))
+	system := llm.seen[0].System
+	for _, want := range []string{"You are ZERO.", "session_status", "Always answer in Portuguese.", "The user is Ana.", "weather"} {
+		if !strings.Contains(system, want) {
+			t.Errorf("system prompt lacks %q:\n%s", want, system)
+		}
+	}
+	r.handle(t, msg(2, "/context"))
+	if got := r.lastSent(t); !strings.Contains(got, "AGENTS.md") || !strings.Contains(got, "USER.md") {
+		t.Fatalf("/context list = %q; want the injected files", got)
+	}
+	r.handle(t, msg(3, "/context detail"))
+	if got := r.lastSent(t); !strings.Contains(got, "AGENTS.md") || len(got) <= len(r.sender.sent[1].text) {
+		t.Fatalf("/context detail = %q; want more than the list", got)
+	}
+	if len(llm.seen) != 1 {
+		t.Fatalf("/context reached the model (%d calls)", len(llm.seen))
 	}
 }
