@@ -26,6 +26,7 @@ var roles = map[string]string{
 	"config":     "core",
 	"tool":       "core",
 	"agent":      "core",
+	"run":        "core",
 	"workspace":  "core",
 	"dynamo":     "adapter",
 	"s3store":    "adapter",
