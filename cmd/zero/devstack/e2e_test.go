@@ -24,6 +24,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
 	"github.com/zero-gateway/zero/shared/ssmparam"
+	"github.com/zero-gateway/zero/shared/workspace"
 )
 
 // fakeTelegram is a Bot API server that records sendMessage calls and
@@ -331,9 +332,15 @@ func TestEndToEndTelegram(t *testing.T) {
 
 // configReads is the number of zero.json reads (SSM GetParameter) in an
 // invocation's aws_ops ("SQS.SendMessage=1 SSM.GetParameter=1").
-func configReads(inv invocation) int {
-	for _, op := range strings.Fields(inv.AWSOps) {
-		if name, n, ok := strings.Cut(op, "="); ok && name == "SSM.GetParameter" {
+func configReads(inv invocation) int { return opCount(inv, "SSM.GetParameter") }
+
+// workspaceReads are the runner's listings of an agent's workspace, made
+// once per workspace.DefaultTTL (60 s) per function instance.
+func workspaceReads(inv invocation) int { return opCount(inv, "S3.ListObjectsV2") }
+
+func opCount(inv invocation, op string) int {
+	for _, field := range strings.Fields(inv.AWSOps) {
+		if name, n, ok := strings.Cut(field, "="); ok && name == op {
 			var i int
 			fmt.Sscan(n, &i)
 			return i
@@ -342,10 +349,10 @@ func configReads(inv invocation) int {
 	return 0
 }
 
-// turnCalls are an invocation's AWS calls without the config reads: a
+// turnCalls are an invocation's AWS calls without the cached reads: a
 // function re-reads zero.json once per ZERO_CONFIG_TTL (30 s deployed, 2 s
-// here), not once per turn.
-func turnCalls(inv invocation) int { return inv.AWSCalls - configReads(inv) }
+// here) and the workspace once per minute, not once per turn.
+func turnCalls(inv invocation) int { return inv.AWSCalls - configReads(inv) - workspaceReads(inv) }
 
 // TestTurnAWSCalls counts the AWS API calls of plain text turns on the
 // end-to-end path (the functions log the count of each invocation, taken by
@@ -373,7 +380,7 @@ func TestTurnAWSCalls(t *testing.T) {
 	if len(requests) != turns {
 		t.Fatalf("%d webhook invocations logged; want %d", len(requests), turns)
 	}
-	reads := 0
+	reads, wsReads := 0, 0
 	for i, r := range requests {
 		if r.Status != http.StatusOK || turnCalls(r) != 1 || configReads(r) > 1 {
 			t.Fatalf("webhook request %d: status %d, AWS calls %s; want 200, 1 call and at most 1 config read", i+1, r.Status, r.AWSOps)
@@ -381,10 +388,11 @@ func TestTurnAWSCalls(t *testing.T) {
 		reads += configReads(r)
 	}
 	for i, b := range batches {
-		if configReads(b) > 1 {
-			t.Fatalf("runner batch %d reads the config %d times (%s); want at most once", i+1, configReads(b), b.AWSOps)
+		if configReads(b) > 1 || workspaceReads(b) > 1 {
+			t.Fatalf("runner batch %d reads the config or the workspace more than once (%s)", i+1, b.AWSOps)
 		}
 		reads += configReads(b)
+		wsReads += workspaceReads(b)
 	}
 	first, last := batches[0], batches[turns-1]
 	for _, b := range []invocation{first, last} {
@@ -396,8 +404,9 @@ func TestTurnAWSCalls(t *testing.T) {
 	t.Logf("BENCH aws_calls_per_turn turn=1 total=%d webhook=%d runner=%d (%s)", perTurn(first), turnCalls(requests[0]), turnCalls(first), first.AWSOps)
 	t.Logf("BENCH aws_calls_per_turn turn=%d total=%d webhook=%d runner=%d (%s)", turns, perTurn(last), turnCalls(requests[turns-1]), turnCalls(last), last.AWSOps)
 	t.Logf("BENCH config_reads turns=%d reads=%d (ZERO_CONFIG_TTL %s, one per function instance per TTL)", turns, reads, ssmparam.DefaultTTL)
+	t.Logf("BENCH workspace_reads turns=%d lists=%d (one per runner instance and agent per %s; no workspace files here)", turns, wsReads, workspace.DefaultTTL)
 	if perTurn(first) > 6 || perTurn(last) > 6 {
-		t.Errorf("a turn makes more than 6 AWS calls besides config reads: first %d, last %d", perTurn(first), perTurn(last))
+		t.Errorf("a turn makes more than 6 AWS calls besides cached reads: first %d, last %d", perTurn(first), perTurn(last))
 	}
 	if turnCalls(last) != turnCalls(first) {
 		t.Errorf("turn %d makes %d runner AWS calls, turn 1 makes %d (config reads aside); want the same", turns, turnCalls(last), turnCalls(first))
