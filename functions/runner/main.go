@@ -81,8 +81,10 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 	httpClient := &http.Client{Timeout: 60 * time.Second}
 	tg := telegram.NewClient(envOr("TELEGRAM_API_BASE_URL", "https://api.telegram.org"), env["TELEGRAM_BOT_TOKEN"], httpClient)
 	bucket := s3store.New(s3Client, env["ZERO_BUCKET"])
+	store := dynamo.New(dynamodb.NewFromConfig(awsCfg), env["ZERO_TABLE"])
 	return &turn.Processor{
-		Store:        dynamo.New(dynamodb.NewFromConfig(awsCfg), env["ZERO_TABLE"]),
+		Store:        store,
+		Runs:         store.Runs(),
 		Transcript:   transcript.NewLog(bucket),
 		Workspace:    workspace.NewLoader(bucket, workspace.DefaultTTL, logger),
 		Models:       models,

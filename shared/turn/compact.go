@@ -7,6 +7,7 @@ import (
 
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/run"
 	"github.com/zero-gateway/zero/shared/session"
 	"github.com/zero-gateway/zero/shared/transcript"
 )
@@ -49,6 +50,7 @@ func (p *Processor) compact(ctx context.Context, t *turnState, ref model.Ref, hi
 	for _, h := range p.Hooks.BeforeCompaction {
 		h(ctx, ev)
 	}
+	t.run.compaction(run.PhaseStart, map[string]any{"tokensBefore": tokensBefore, "manual": ev.Manual})
 	client, ok := p.Models[ref.Provider]
 	if !ok {
 		return nil, fault.New(fault.Invalid, "cannot compact: no %s provider configured", ref.Provider)
@@ -66,6 +68,7 @@ func (p *Processor) compact(ctx context.Context, t *turnState, ref model.Ref, hi
 	for _, h := range p.Hooks.AfterCompaction {
 		h(ctx, ev)
 	}
+	t.run.compaction(run.PhaseEnd, map[string]any{"tokensBefore": tokensBefore, "summary": summary})
 	line := transcript.Line{Type: "compaction", Summary: summary, FirstKeptEntryID: history[k].EntryID, TokensBefore: tokensBefore}
 	return &compaction{line: line, history: applyCompaction(history, line), dropped: k}, nil
 }

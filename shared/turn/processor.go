@@ -57,6 +57,7 @@ type Processor struct {
 	System       string            // base system prompt; the tools section is added per run
 	Hooks        Hooks             // plugin extension points
 	Workspace    Workspace         // nil: no workspace files in the prompt
+	Runs         RunStore          // nil: runs leave no record or events
 	Log          *slog.Logger
 	Now          func() time.Time
 }
@@ -185,6 +186,7 @@ type turnState struct {
 	text   string         // what the model is asked: m.Text, or what follows a reset trigger
 	stored *session.Entry // the entry before this message; nil for a new key
 	reset  string         // why a new session started: "", "new", "stale"
+	run    *runTracker    // the model run's record and events; nil when not recorded
 }
 
 // startSession returns the entry this message continues: the stored one,
@@ -247,17 +249,24 @@ func (p *Processor) modelTurn(ctx context.Context, t *turnState, entry session.E
 		// A reset sent alone gets a short greeting turn confirming it.
 		prompt = greetingPrompt
 	}
+	rt, err := p.startRun(ctx, t, entry, ref, attempt)
+	if err != nil {
+		return turnOutput{}, err
+	}
+	t.run = rt
 	if attempt > 1 {
 		// A retry may find the part its predecessor wrote; reusing it
 		// saves a model call and keeps the transcript single.
 		out, adopted, err := p.adopt(ctx, path, seq, m.ID, history)
-		if err != nil || adopted {
+		if err != nil {
 			return out, err
+		}
+		if adopted {
+			return out, rt.finish(ctx, out)
 		}
 	}
 	var comp *compaction
 	if p.needsCompaction(t.cfg, entry, history, prompt) {
-		var err error
 		if comp, err = p.compact(ctx, t, ref, history, "", entry.TotalTokens); err != nil {
 			return turnOutput{}, err
 		}
@@ -299,11 +308,11 @@ func (p *Processor) modelTurn(ctx context.Context, t *turnState, entry session.E
 		if !adopted {
 			return out, fault.New(fault.Conflict, "transcript part %d of %s belongs to another message", seq, path)
 		}
-		return out, nil
+		return out, rt.finish(ctx, out)
 	case err != nil:
 		return out, fmt.Errorf("write transcript part %d: %w", seq, err)
 	}
-	return out, nil
+	return out, rt.finish(ctx, out)
 }
 
 // needsCompaction reports whether the context, with the new prompt, would
@@ -459,7 +468,7 @@ func (p *Processor) complete(ctx context.Context, t *turnState, entry session.En
 		p.log().ErrorContext(ctx, "model provider not configured", "model", ref.String(), "message", t.msg.ID)
 		return failed("⚠️ The model " + ref.String() + " is not available: this deployment has no " + ref.Provider + " provider configured."), nil
 	}
-	loop := &agent.Loop{Model: client, Tools: p.tools(t, entry, ref), Hooks: p.Hooks.Tools}
+	loop := &agent.Loop{Model: client, Tools: p.tools(t, entry, ref), Hooks: t.run.hooks(p.Hooks.Tools)}
 	start := AgentStart{SessionKey: t.msg.SessionKey, AgentID: entry.AgentID, Model: ref, Prompt: prompt, System: p.prompt(ctx, entry.AgentID, loop.Tools).Text}
 	for _, h := range p.Hooks.BeforeAgentStart {
 		h(ctx, &start)
