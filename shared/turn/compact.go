@@ -222,3 +222,43 @@ func keptIndex(history []model.Message, entryID string) int {
 	}
 	return -1
 }
+
+// pruneKeepTurns is how many recent user turns, the new one included,
+// keep their tool results in the model's request; older results are
+// replaced by a stub.
+const pruneKeepTurns = 2
+
+// prunedResult replaces an old tool result in a request.
+const prunedResult = "[old tool result pruned from the context]"
+
+// pruneToolResults returns history with the tool results of all but the
+// last pruneKeepTurns user turns replaced by a stub: they are rarely needed
+// again and often large. Only the request is pruned; the transcript and the
+// stored context keep every result.
+func pruneToolResults(history []model.Message) []model.Message {
+	// The run's own prompt is the newest turn; find where the history's
+	// share of the kept turns begins.
+	cut, seen := -1, 0
+	for i := len(history) - 1; i >= 0 && seen < pruneKeepTurns-1; i-- {
+		if history[i].Role == model.User {
+			seen++
+			cut = i
+		}
+	}
+	if cut <= 0 {
+		return history
+	}
+	var out []model.Message
+	for i, m := range history {
+		if i < cut && m.Role == model.ToolResult && m.Content != prunedResult {
+			if out == nil {
+				out = append([]model.Message(nil), history...)
+			}
+			out[i].Content = prunedResult
+		}
+	}
+	if out == nil {
+		return history
+	}
+	return out
+}

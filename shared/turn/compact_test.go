@@ -8,6 +8,7 @@ import (
 
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/session"
 	"github.com/zero-gateway/zero/shared/transcript"
 )
 
@@ -139,5 +140,40 @@ func TestCompactCommand(t *testing.T) {
 	r.handle(t, msg(6, "t6"))
 	if got := roles(llm.seen[len(llm.seen)-1].Messages); !strings.HasPrefix(got, "user:Summary of the earlier conversation:\nwe talked about t1 | user:t3") {
 		t.Fatalf("context after /compact: %s", got)
+	}
+}
+
+func TestOldToolResultsArePrunedFromRequests(t *testing.T) {
+	r := newRig()
+	llm := &scriptModel{answers: []model.Response{statusCall(), final("a1"), final("a2"), final("a3")}}
+	r.proc.Models["zero"] = llm
+	r.handle(t, msg(1, "t1"))
+	r.handle(t, msg(2, "t2"))
+	r.handle(t, msg(3, "t3"))
+	// Turn 3's request: turn 1's tool result is older than the last two
+	// user turns, so it is stubbed; the transcript keeps it whole.
+	req := llm.seen[3].Messages
+	if req[2].Role != model.ToolResult || req[2].Content != "[old tool result pruned from the context]" {
+		t.Fatalf("old tool result in the request: %+v", req[2])
+	}
+	if lines := r.part(t, 1); !strings.Contains(lines[2].Message.Text(), "agent:main:main") {
+		t.Fatalf("the transcript lost the tool result: %+v", lines[2].Message)
+	}
+	// Turn 2's request still had it: it was within the last two turns.
+	if got := llm.seen[2].Messages[2].Content; !strings.Contains(got, "agent:main:main") {
+		t.Fatalf("a recent tool result was pruned: %q", got)
+	}
+}
+
+func TestVerboseShowsToolSummaries(t *testing.T) {
+	r := newRig()
+	r.proc.Models["zero"] = &scriptModel{answers: []model.Response{final("a0"), statusCall(), final("done")}}
+	r.handle(t, msg(1, "t1"))
+	if _, err := r.store.Update(context.Background(), "agent:main:main", func(e *session.Entry) error { e.VerboseLevel = "on"; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	r.handle(t, msg(2, "t2"))
+	if got := r.lastSent(t); got != "🔧 session_status ✓\n\ndone" {
+		t.Fatalf("reply %q; want the tool summary before the answer", got)
 	}
 }

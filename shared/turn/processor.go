@@ -141,6 +141,9 @@ func (p *Processor) Handle(ctx context.Context, m inbound.Message, attempt int) 
 		if out, err = p.modelTurn(ctx, t, entry, history, path, ref, attempt); err != nil {
 			return err
 		}
+		if entry.VerboseLevel == "on" && out.text != "" {
+			out.text = toolSummaries(out.messages) + out.text
+		}
 		entry.TranscriptSeq++
 		entry.LastEntryID = transcript.EntryID(m.ID, len(out.messages)-1)
 		entry.InputTokens += out.usage.Input
@@ -479,7 +482,7 @@ func (p *Processor) complete(ctx context.Context, t *turnState, entry session.En
 	}
 	runCtx, cancel, limit := p.runContext(ctx, t.cfg)
 	defer cancel()
-	run, err := loop.Run(runCtx, agent.Input{Model: ref.Name, System: system, History: history, Prompt: prompt})
+	run, err := loop.Run(runCtx, agent.Input{Model: ref.Name, System: system, History: pruneToolResults(history), Prompt: prompt})
 	if err != nil && runCtx.Err() != nil && ctx.Err() == nil {
 		// The run's own time limit, not the function's: stop cleanly,
 		// keep what the run did, tell the user.
@@ -496,6 +499,7 @@ func (p *Processor) complete(ctx context.Context, t *turnState, entry session.En
 		return failed("⚠️ The model could not answer: " + fault.Message(err)), nil
 	}
 	out := turnOutput{messages: loop.Persisted(run), text: run.Reply, usage: run.Usage, last: run.Last, stop: run.Stop}
+
 	for _, h := range p.Hooks.AgentEnd {
 		h(ctx, AgentEnd{SessionKey: t.msg.SessionKey, AgentID: entry.AgentID, Model: ref, Messages: out.messages, Reply: out.text, Usage: out.usage, Stop: out.stop})
 	}

@@ -3,6 +3,7 @@ package turn
 import (
 	"context"
 	"encoding/json"
+	"strings"
 
 	"github.com/zero-gateway/zero/shared/agent"
 	"github.com/zero-gateway/zero/shared/model"
@@ -69,4 +70,24 @@ func (s statusTool) Spec() model.ToolSpec {
 
 func (s statusTool) Run(context.Context, json.RawMessage) (string, error) {
 	return s.p.status(s.t, s.e), nil
+}
+
+// toolSummaries is the inline summary of a run's tool calls shown before
+// the reply when the session's verbose level is on: one line per call.
+func toolSummaries(msgs []model.Message) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		if m.Role != model.ToolResult {
+			continue
+		}
+		mark := "✓"
+		if m.IsError {
+			mark = "✗"
+		}
+		b.WriteString("🔧 " + m.ToolName + " " + mark + "\n")
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return b.String() + "\n"
 }
