@@ -72,7 +72,14 @@ type Loop struct {
 	Hooks              Hooks
 	MaxIterations      int // model calls per run; 0 means DefaultMaxIterations
 	MaxToolResultBytes int // longer results are cut; 0 means DefaultMaxToolResultBytes
+	// Interrupt, when set, is asked between steps (before every model call
+	// after the first) whether the run must stop; an error ends the run
+	// with StopAborted and that error (ErrStopped for /stop).
+	Interrupt func(ctx context.Context) error
 }
+
+// ErrStopped is the Interrupt error of a run stopped by the user (/stop).
+var ErrStopped = errors.New("the run was stopped")
 
 // Input is one run's input.
 type Input struct {
@@ -119,6 +126,12 @@ func (l *Loop) Run(ctx context.Context, in Input) (Output, error) {
 		if err := ctx.Err(); err != nil {
 			out.Stop = model.StopAborted
 			return out, fault.Wrap(fault.Unavailable, err, "run aborted")
+		}
+		if iter > 1 && l.Interrupt != nil {
+			if err := l.Interrupt(ctx); err != nil {
+				out.Stop = model.StopAborted
+				return out, err
+			}
 		}
 		req := model.Request{
 			Model: in.Model, System: in.System, Tools: specs, MaxTokens: in.MaxTokens,

@@ -208,6 +208,25 @@ func TestRunBounds(t *testing.T) {
 			t.Fatalf("trimmed result %q", got)
 		}
 	})
+	t.Run("interrupt between steps", func(t *testing.T) {
+		again := model.ToolCall{ID: "c", Name: "echo", Arguments: `{"text":"x"}`}
+		m := &script{answers: []model.Response{calls(again), calls(again), text("never")}}
+		asked := 0
+		l := &Loop{Model: m, Tools: []Tool{&echoTool{}}, Interrupt: func(context.Context) error {
+			asked++
+			if asked == 2 {
+				return ErrStopped
+			}
+			return nil
+		}}
+		out, err := l.Run(context.Background(), Input{Prompt: "go"})
+		if !errors.Is(err, ErrStopped) || out.Stop != model.StopAborted || len(m.seen) != 2 {
+			t.Fatalf("err %v stop %q after %d model calls; want stopped before the third", err, out.Stop, len(m.seen))
+		}
+		if last := out.Messages[len(out.Messages)-1]; last.Role != model.ToolResult {
+			t.Fatalf("the partial run ends with %+v; want the last tool result kept", last)
+		}
+	})
 	t.Run("model error ends the run", func(t *testing.T) {
 		l := &Loop{Model: &script{err: fault.New(fault.RateLimited, "slow down")}}
 		if _, err := l.Run(context.Background(), Input{Prompt: "go"}); !fault.Is(err, fault.RateLimited) {

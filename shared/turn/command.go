@@ -35,7 +35,7 @@ func parseCommand(text string, resetTriggers []string) command {
 	switch {
 	case slices.Contains(resetTriggers, name):
 		return command{name: name, rest: rest, reset: true}
-	case name == "/status" && rest == "":
+	case (name == "/status" || name == "/stop") && rest == "":
 		return command{name: name}
 	case name == "/compact":
 		return command{name: name, rest: rest}

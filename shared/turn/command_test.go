@@ -30,6 +30,8 @@ func TestParseCommand(t *testing.T) {
 		{"send with a sentence is not a command", "/send this to bob", command{}},
 		{"compact alone", "/compact", command{name: "/compact"}},
 		{"compact with instructions", "/compact keep the names", command{name: "/compact", rest: "keep the names"}},
+		{"stop alone", "/stop", command{name: "/stop"}},
+		{"stop with text is not a command", "/stop the music", command{}},
 		{"context alone", "/context", command{name: "/context"}},
 		{"context list", "/context list", command{name: "/context", arg: "list"}},
 		{"context detail", "/context Detail", command{name: "/context", arg: "detail"}},

@@ -104,11 +104,14 @@ func (p *Processor) Handle(ctx context.Context, m inbound.Message, attempt int) 
 	if m.Kind == inbound.KindMigrate {
 		return p.migrate(ctx, m, snap)
 	}
+	if m.Kind == "" && snap.Stop.Active(m.ID, p.Now().UnixMilli()) {
+		return p.dropStopped(ctx, m, snap.Stop)
+	}
 	for _, h := range p.Hooks.MessageReceived {
 		h(ctx, m)
 	}
 
-	t := &turnState{cfg: cfg, msg: m, text: m.Text, stored: snap.Entry}
+	t := &turnState{cfg: cfg, msg: m, text: m.Text, stored: snap.Entry, stop: snap.Stop}
 	t.cmd = parseCommand(m.Text, cfg.ResetTriggers())
 	entry := p.startSession(ctx, t)
 	entry = p.prepareEntry(entry, m)
@@ -121,7 +124,13 @@ func (p *Processor) Handle(ctx context.Context, m inbound.Message, attempt int) 
 	}
 
 	var out turnOutput
-	if reply, ok := p.command(ctx, t, &entry); ok {
+	if t.cmd.name == "/stop" {
+		reply, err := p.stopCommand(ctx, t)
+		if err != nil {
+			return err
+		}
+		out = turnOutput{text: reply, command: true}
+	} else if reply, ok := p.command(ctx, t, &entry); ok {
 		// Commands never reach the model and are not part of the
 		// conversation: no transcript part, the context is kept as is.
 		out = turnOutput{text: reply, command: true}
@@ -144,6 +153,7 @@ func (p *Processor) Handle(ctx context.Context, m inbound.Message, attempt int) 
 		if entry.VerboseLevel == "on" && out.text != "" {
 			out.text = toolSummaries(out.messages) + out.text
 		}
+		entry.AbortedLastRun = out.stopped
 		entry.TranscriptSeq++
 		entry.LastEntryID = transcript.EntryID(m.ID, len(out.messages)-1)
 		entry.InputTokens += out.usage.Input
@@ -190,6 +200,7 @@ type turnState struct {
 	stored *session.Entry // the entry before this message; nil for a new key
 	reset  string         // why a new session started: "", "new", "stale"
 	run    *runTracker    // the model run's record and events; nil when not recorded
+	stop   *Stop          // the session's /stop mark at load time
 }
 
 // startSession returns the entry this message continues: the stored one,
@@ -459,6 +470,7 @@ type turnOutput struct {
 	stop       string
 	command    bool        // answered by a command, not the model
 	compaction *compaction // the context was compacted before the run
+	stopped    bool        // /stop interrupted the run
 }
 
 // complete runs the agent loop. Retryable model failures return an error
@@ -471,7 +483,7 @@ func (p *Processor) complete(ctx context.Context, t *turnState, entry session.En
 		p.log().ErrorContext(ctx, "model provider not configured", "model", ref.String(), "message", t.msg.ID)
 		return failed("⚠️ The model " + ref.String() + " is not available: this deployment has no " + ref.Provider + " provider configured."), nil
 	}
-	loop := &agent.Loop{Model: client, Tools: p.tools(t, entry, ref), Hooks: t.run.hooks(p.Hooks.Tools)}
+	loop := &agent.Loop{Model: client, Tools: p.tools(t, entry, ref), Hooks: t.run.hooks(p.Hooks.Tools), Interrupt: p.interrupt(t)}
 	start := AgentStart{SessionKey: t.msg.SessionKey, AgentID: entry.AgentID, Model: ref, Prompt: prompt, System: p.prompt(ctx, entry.AgentID, loop.Tools).Text}
 	for _, h := range p.Hooks.BeforeAgentStart {
 		h(ctx, &start)
@@ -483,6 +495,11 @@ func (p *Processor) complete(ctx context.Context, t *turnState, entry session.En
 	runCtx, cancel, limit := p.runContext(ctx, t.cfg)
 	defer cancel()
 	run, err := loop.Run(runCtx, agent.Input{Model: ref.Name, System: system, History: pruneToolResults(history), Prompt: prompt})
+	if errors.Is(err, agent.ErrStopped) {
+		notice := "⏹️ Stopped."
+		msgs := append(loop.Persisted(run), model.Message{Role: model.Assistant, Content: notice})
+		return turnOutput{messages: msgs, text: notice, usage: run.Usage, last: run.Last, stop: model.StopAborted, stopped: true}, nil
+	}
 	if err != nil && runCtx.Err() != nil && ctx.Err() == nil {
 		// The run's own time limit, not the function's: stop cleanly,
 		// keep what the run did, tell the user.

@@ -103,10 +103,12 @@ func (rt *runTracker) finish(ctx context.Context, out turnOutput) error {
 	r := rt.record
 	r.EndedAt = rt.now().UnixMilli()
 	r.Usage = run.Usage{Input: out.usage.Input, Output: out.usage.Output, Total: out.usage.Total}
-	switch out.stop {
-	case model.StopAborted:
+	switch {
+	case out.stopped:
+		r.Status, r.Error = run.StatusAborted, out.text
+	case out.stop == model.StopAborted:
 		r.Status, r.Error = run.StatusTimeout, out.text
-	case model.StopError:
+	case out.stop == model.StopError:
 		r.Status, r.Error = run.StatusError, out.text
 	default:
 		r.Status = run.StatusOK

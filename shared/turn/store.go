@@ -46,6 +46,41 @@ type Snapshot struct {
 	Entry   *session.Entry // nil: the key has no session yet
 	Context *Context       // nil: no stored context
 	Record  *Record        // nil: the message was never committed
+	Stop    *Stop          // nil: no /stop was ever sent for the key
+}
+
+// Stop is the mark a /stop leaves on its session. The channel function
+// writes it the moment the /stop arrives (the session's queue group is
+// blocked by the run it wants to stop); the runner honours it until it
+// processes the /stop message itself.
+type Stop struct {
+	MessageID string `json:"messageId"` // the /stop message
+	At        int64  `json:"at"`        // epoch ms the mark was written
+	Pending   bool   `json:"pending"`   // the /stop message is not processed yet
+	Aborted   int64  `json:"aborted"`   // runs it interrupted
+	Dropped   int64  `json:"dropped"`   // queued messages it dropped
+}
+
+// StopExpiry bounds how long a pending mark is honoured, in case its /stop
+// message never reaches the queue.
+const StopExpiry = 15 * 60 * 1000 // ms
+
+// Active reports whether s stops messages other than the /stop itself at
+// nowMS.
+func (s *Stop) Active(messageID string, nowMS int64) bool {
+	return s != nil && s.Pending && s.MessageID != messageID && nowMS-s.At < StopExpiry
+}
+
+// Stops is the optional Store capability behind /stop: reading the mark
+// during a run, and counting what it stopped.
+type Stops interface {
+	// StopMark reads the key's mark (strongly consistent); nil if none.
+	StopMark(ctx context.Context, key string) (*Stop, error)
+	// CountStop adds one to the mark's Aborted (aborted) or Dropped count
+	// when the mark is still stopMessageID's.
+	CountStop(ctx context.Context, key, stopMessageID string, aborted bool) error
+	// StopDone clears Pending on stopMessageID's mark.
+	StopDone(ctx context.Context, key, stopMessageID string) error
 }
 
 // Store is the session store as the runner uses it. Implementations:

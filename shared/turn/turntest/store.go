@@ -398,13 +398,14 @@ type MemStore struct {
 	entries  map[string]session.Entry
 	contexts map[string]turn.Context
 	records  map[string]turn.Record
+	stops    map[string]turn.Stop
 	// Calls counts every method call.
 	Calls int
 }
 
 // NewMemStore returns an empty store.
 func NewMemStore() *MemStore {
-	return &MemStore{entries: map[string]session.Entry{}, contexts: map[string]turn.Context{}, records: map[string]turn.Record{}}
+	return &MemStore{entries: map[string]session.Entry{}, contexts: map[string]turn.Context{}, records: map[string]turn.Record{}, stops: map[string]turn.Stop{}}
 }
 
 // Load implements turn.Store.
@@ -422,6 +423,9 @@ func (m *MemStore) Load(_ context.Context, key, messageID string) (turn.Snapshot
 	}
 	if r, ok := m.records[messageID]; ok {
 		snap.Record = &r
+	}
+	if st, ok := m.stops[key]; ok {
+		snap.Stop = &st
 	}
 	return snap, nil
 }
