@@ -6,7 +6,9 @@
 // Environment: TELEGRAM_WEBHOOK_SECRET (the setWebhook secret_token),
 // TELEGRAM_BOT_TOKEN (only its bot id is used), ZERO_QUEUE_URL,
 // ZERO_CONFIG_PARAMETER (the SSM parameter holding zero.json: routing,
-// session keys, channels.telegram.allowFrom) and ZERO_CONFIG_TTL.
+// session keys, channels.telegram.allowFrom), ZERO_CONFIG_TTL and ZERO_TABLE
+// (where a /stop is marked the moment it arrives; without it /stop waits
+// its turn in the queue).
 package main
 
 import (
@@ -18,10 +20,12 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
 	"github.com/zero-gateway/zero/shared/awsconfig"
+	"github.com/zero-gateway/zero/shared/dynamo"
 	"github.com/zero-gateway/zero/shared/httpapi"
 	"github.com/zero-gateway/zero/shared/sqsqueue"
 	"github.com/zero-gateway/zero/shared/ssmparam"
@@ -69,10 +73,15 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 	if err != nil {
 		return nil, err
 	}
+	var stops telegram.StopMarker
+	if table := os.Getenv("ZERO_TABLE"); table != "" {
+		stops = dynamo.New(dynamodb.NewFromConfig(awsCfg), table)
+	}
 	return telegram.NewWebhook(telegram.WebhookConfig{
 		Secret:   secret,
 		BotID:    botID,
 		Settings: settings,
+		Stops:    stops,
 		Queue:    sqsqueue.New(sqs.NewFromConfig(awsCfg), queueURL),
 		Log:      logger,
 	}), nil

@@ -65,15 +65,15 @@ func New(client *dynamodb.Client, table string) *Store {
 	return &Store{client: client, table: table, now: time.Now}
 }
 
-// Load reads the entry and context of key and the record of messageID with
-// one strongly consistent BatchGetItem. Missing items (and an expired
+// Load reads the entry, context and stop mark of key and the record of
+// messageID with one strongly consistent BatchGetItem. Missing items (and an expired
 // record) come back as nil fields. A context item that no longer decodes is
 // reported as absent: it is a cache the runner rebuilds from the transcript.
 func (s *Store) Load(ctx context.Context, key, messageID string) (turn.Snapshot, error) {
 	if key == "" || messageID == "" {
 		return turn.Snapshot{}, fault.New(fault.Invalid, "load session: key and message id are required")
 	}
-	items, err := s.batchGet(ctx, []map[string]types.AttributeValue{entryKey(key), contextKey(key), recordKey(messageID)})
+	items, err := s.batchGet(ctx, []map[string]types.AttributeValue{entryKey(key), contextKey(key), recordKey(messageID), stopKey(key)})
 	if err != nil {
 		return turn.Snapshot{}, err
 	}
@@ -90,6 +90,12 @@ func (s *Store) Load(ctx context.Context, key, messageID string) (turn.Snapshot,
 			if c, err := decodeContext(it); err == nil {
 				snap.Context = &c
 			}
+		case skStop:
+			st, err := decodeStop(it)
+			if err != nil {
+				return turn.Snapshot{}, fault.Wrap(fault.Internal, err, "decode stop mark of %s", key)
+			}
+			snap.Stop = &st
 		case skRecord:
 			r, err := decodeRecord(it)
 			if err != nil {

@@ -9,10 +9,12 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
+	"github.com/zero-gateway/zero/shared/turn"
 )
 
 // SecretHeader carries the setWebhook secret_token on every webhook call.
@@ -32,6 +34,12 @@ type Settings interface {
 	Current(ctx context.Context) (*config.Config, error)
 }
 
+// StopMarker records a /stop the moment it arrives (shared/dynamo's Store),
+// because the run it stops holds the session's queue group.
+type StopMarker interface {
+	MarkStop(ctx context.Context, key string, s turn.Stop) error
+}
+
 // WebhookConfig configures NewWebhook.
 type WebhookConfig struct {
 	// Secret is the setWebhook secret_token. When empty the webhook
@@ -39,6 +47,7 @@ type WebhookConfig struct {
 	Secret   string
 	BotID    string       // the numeric id from the bot token (see BotID)
 	Settings Settings     // nil means config.Default(): nobody is admitted
+	Stops    StopMarker   // nil: /stop waits its turn in the queue like any message
 	Queue    Enqueuer     // required
 	Log      *slog.Logger // nil means slog.Default()
 }
@@ -48,6 +57,7 @@ type webhook struct {
 	hasSecret bool
 	botID     string
 	settings  Settings
+	stops     StopMarker
 	queue     Enqueuer
 	log       *slog.Logger
 }
@@ -74,6 +84,7 @@ func NewWebhook(cfg WebhookConfig) http.Handler {
 		hasSecret: cfg.Secret != "",
 		botID:     cfg.BotID,
 		settings:  cfg.Settings,
+		stops:     cfg.Stops,
 		queue:     cfg.Queue,
 		log:       cfg.Log,
 	}
@@ -136,6 +147,15 @@ func (h *webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"update_id", *u.UpdateID, "type", u.kind, "reason", skip)
 		reply(w, http.StatusOK, "")
 		return
+	}
+	if h.stops != nil && m.Kind == "" && turn.IsStop(m.Text) {
+		// Marked before queueing: if queueing fails, Telegram resends
+		// and the mark is simply written again.
+		if err := h.stops.MarkStop(ctx, m.SessionKey, turn.Stop{MessageID: m.ID, At: time.Now().UnixMilli(), Pending: true}); err != nil {
+			h.log.ErrorContext(ctx, "telegram webhook: stop not marked", "update_id", *u.UpdateID, "session_key", m.SessionKey, "error", err)
+			reply(w, http.StatusInternalServerError, "not queued")
+			return
+		}
 	}
 	if err := h.queue.Enqueue(ctx, m); err != nil {
 		h.log.ErrorContext(ctx, "telegram webhook: enqueue failed",

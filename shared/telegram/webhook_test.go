@@ -15,6 +15,7 @@ import (
 	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
+	"github.com/zero-gateway/zero/shared/turn"
 )
 
 const testSecret = "dev-secret"
@@ -253,5 +254,59 @@ func BenchmarkWebhook(b *testing.B) {
 		if w.Code != http.StatusOK {
 			b.Fatalf("status %d", w.Code)
 		}
+	}
+}
+
+type recordingStops struct {
+	marks map[string]turn.Stop
+	err   error
+}
+
+func (r *recordingStops) MarkStop(_ context.Context, key string, s turn.Stop) error {
+	if r.err != nil {
+		return r.err
+	}
+	r.marks[key] = s
+	return nil
+}
+
+// TestWebhookMarksStop: a /stop is marked on its session before it is
+// queued (the run it stops holds the queue group); other text is not.
+func TestWebhookMarksStop(t *testing.T) {
+	tests := []struct {
+		name       string
+		text       string
+		stopErr    error
+		wantMark   bool
+		wantStatus int
+	}{
+		{"stop alone", "/stop", nil, true, 200},
+		{"stop addressed to the bot", "/stop@ZeroBot", nil, true, 200},
+		{"stop with text is a message", "/stop the music", nil, false, 200},
+		{"plain text", "hello", nil, false, 200},
+		{"mark fails: Telegram retries", "/stop", errors.New("dynamodb down"), false, 500},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := strings.Replace(string(readFixture(t, "private_text.json")), "Hello, ZERO <3 & friends", tt.text, 1)
+			stops := &recordingStops{marks: map[string]turn.Stop{}, err: tt.stopErr}
+			queue := &recordingQueue{}
+			h := NewWebhook(WebhookConfig{Secret: testSecret, BotID: testBotID, Queue: queue, Stops: stops,
+				Settings: staticSettings{mustConfig(t, openDoor)}, Log: slog.New(slog.DiscardHandler)})
+			r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
+			r.Header.Set(SecretHeader, testSecret)
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			if w.Code != tt.wantStatus {
+				t.Fatalf("status %d; want %d", w.Code, tt.wantStatus)
+			}
+			mark, marked := stops.marks["agent:main:main"]
+			if marked != tt.wantMark || (marked && (!mark.Pending || mark.MessageID != "telegram:"+testBotID+":815000001")) {
+				t.Fatalf("mark %+v (marked %v); want marked %v", mark, marked, tt.wantMark)
+			}
+			if tt.wantStatus == 200 && len(queue.msgs) != 1 {
+				t.Fatalf("queued %d; the /stop itself is queued too", len(queue.msgs))
+			}
+		})
 	}
 }

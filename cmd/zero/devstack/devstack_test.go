@@ -221,6 +221,7 @@ func TestProvisionFromTemplate(t *testing.T) {
 		eq(t, "runner timeout", run.Timeout, 900*time.Second)
 		eq(t, "webhook env", wh.Env, map[string]string{
 			"ZERO_QUEUE_URL":          res.Queues["WorkQueue"].URL,
+			"ZERO_TABLE":              prefix + "-sessiontable",
 			"TELEGRAM_WEBHOOK_SECRET": "test_secret-1",
 			"TELEGRAM_BOT_TOKEN":      "123456:test-token",
 			"ZERO_CONFIG_PARAMETER":   "/zero/" + prefix + "/config",
@@ -231,6 +232,7 @@ func TestProvisionFromTemplate(t *testing.T) {
 			"TELEGRAM_BOT_TOKEN":    "123456:test-token",
 			"TELEGRAM_API_BASE_URL": "https://api.telegram.org",
 			"OPENAI_API_KEY":        "",
+			"ANTHROPIC_API_KEY":     "",
 			"OPENAI_BASE_URL":       "https://api.openai.com/v1",
 			"ZERO_MODEL":            "zero/echo",
 			"ZERO_CONFIG_PARAMETER": "/zero/" + prefix + "/config",
