@@ -21,7 +21,7 @@ func (r *rig) handle(t *testing.T, m inbound.Message) {
 }
 
 // entry returns the stored entry of key, or nil.
-func (r *rig) entry(t *testing.T, key string) *session.Entry {
+func (r *rig) entry(t testing.TB, key string) *session.Entry {
 	t.Helper()
 	snap, err := r.store.Load(context.Background(), key, "-")
 	if err != nil {
