@@ -144,7 +144,7 @@ func (l *Loop) Run(ctx context.Context, in Input) (Output, error) {
 		out.Usage = add(out.Usage, resp.Usage)
 		out.Last = resp.Usage
 		out.Stop = resp.StopReason
-		out.Messages = append(out.Messages, model.Message{Role: model.Assistant, Content: resp.Text, ToolCalls: resp.ToolCalls})
+		out.Messages = append(out.Messages, model.Message{Role: model.Assistant, Content: resp.Text, Thinking: resp.Thinking, ToolCalls: resp.ToolCalls})
 		if len(resp.ToolCalls) == 0 {
 			break
 		}

@@ -38,6 +38,9 @@ type Message struct {
 	ToolCallID string `json:"toolCallId,omitempty"`
 	ToolName   string `json:"toolName,omitempty"`
 	IsError    bool   `json:"isError,omitempty"`
+	// Thinking is an assistant message's reasoning text, recorded and
+	// shown on request; adapters do not send it back to the model.
+	Thinking string `json:"thinking,omitempty"`
 	// EntryID is the transcript line the message was recorded as, so a
 	// compaction can name the first message it kept. Adapters ignore it.
 	EntryID string `json:"entryId,omitempty"`

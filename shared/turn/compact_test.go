@@ -177,3 +177,22 @@ func TestVerboseShowsToolSummaries(t *testing.T) {
 		t.Fatalf("reply %q; want the tool summary before the answer", got)
 	}
 }
+
+func TestReasoningShownOnRequest(t *testing.T) {
+	r := newRig()
+	answer := final("42")
+	answer.Thinking = "six times seven"
+	r.proc.Models["zero"] = &scriptModel{answers: []model.Response{final("a0"), answer}}
+	r.handle(t, msg(1, "t1"))
+	if _, err := r.store.Update(context.Background(), "agent:main:main", func(e *session.Entry) error { e.ReasoningLevel = "on"; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	r.handle(t, msg(2, "6*7?"))
+	if got := r.lastSent(t); got != "💭 six times seven\n\n42" {
+		t.Fatalf("reply %q; want the reasoning before the answer", got)
+	}
+	lines := r.part(t, 2)
+	if c := lines[1].Message.Content; len(c) != 2 || c[0].Type != "thinking" || c[0].Thinking != "six times seven" {
+		t.Fatalf("assistant line content %+v; want the thinking block recorded", c)
+	}
+}

@@ -11,6 +11,9 @@ import (
 // message body.
 func toTranscript(m model.Message, ts int64) *transcript.Message {
 	out := &transcript.Message{Role: m.Role, Timestamp: ts, ToolCallID: m.ToolCallID, ToolName: m.ToolName, IsError: m.IsError}
+	if m.Thinking != "" {
+		out.Content = append(out.Content, transcript.Content{Type: "thinking", Thinking: m.Thinking})
+	}
 	if m.Content != "" || len(m.ToolCalls) == 0 {
 		out.Content = append(out.Content, transcript.Content{Type: "text", Text: m.Content})
 	}
@@ -26,11 +29,14 @@ func toTranscript(m model.Message, ts int64) *transcript.Message {
 }
 
 // fromTranscript converts a transcript message line back to the context
-// message the model sees; thinking blocks are not replayed.
+// message (adapters do not replay its thinking to the model).
 func fromTranscript(l transcript.Line) model.Message {
 	m := l.Message
 	out := model.Message{Role: m.Role, Content: m.Text(), ToolCallID: m.ToolCallID, ToolName: m.ToolName, IsError: m.IsError, EntryID: l.ID}
 	for _, c := range m.Content {
+		if c.Type == "thinking" {
+			out.Thinking += c.Thinking
+		}
 		if c.Type != "toolCall" {
 			continue
 		}

@@ -153,6 +153,9 @@ func (p *Processor) Handle(ctx context.Context, m inbound.Message, attempt int) 
 		if entry.VerboseLevel == "on" && out.text != "" {
 			out.text = toolSummaries(out.messages) + out.text
 		}
+		if entry.ReasoningLevel == "on" && out.text != "" {
+			out.text = reasoning(out.messages) + out.text
+		}
 		entry.AbortedLastRun = out.stopped
 		entry.TranscriptSeq++
 		entry.LastEntryID = transcript.EntryID(m.ID, len(out.messages)-1)

@@ -91,3 +91,18 @@ func toolSummaries(msgs []model.Message) string {
 	}
 	return b.String() + "\n"
 }
+
+// reasoning is the model's thinking shown before the reply when the
+// session's reasoning level is on.
+func reasoning(msgs []model.Message) string {
+	var parts []string
+	for _, m := range msgs {
+		if t := strings.TrimSpace(m.Thinking); m.Role == model.Assistant && t != "" {
+			parts = append(parts, "💭 "+t)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, "\n") + "\n\n"
+}
