@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/tool"
 	"github.com/zero-gateway/zero/shared/workspace"
 )
 
@@ -208,5 +209,26 @@ func TestWorkspaceInPromptAndContextCommand(t *testing.T) {
 	}
 	if len(llm.seen) != 1 {
 		t.Fatalf("/context reached the model (%d calls)", len(llm.seen))
+	}
+}
+
+// TestProvidedToolsMatchTheInventory keeps `zero tools`' "available"
+// column (tool.Provided) and the tools a turn really offers in step.
+func TestProvidedToolsMatchTheInventory(t *testing.T) {
+	r := newRig()
+	llm := &scriptModel{answers: []model.Response{final("ok")}}
+	r.proc.Models["zero"] = llm
+	r.handle(t, msg(1, "hi"))
+	offered := map[string]bool{}
+	for _, spec := range llm.seen[0].Tools {
+		offered[spec.Name] = true
+		if !tool.Known(spec.Name) {
+			t.Errorf("the turn offers %q, which the policy's inventory does not know", spec.Name)
+		}
+	}
+	for _, name := range tool.Names() {
+		if tool.Provided(name) != offered[name] {
+			t.Errorf("%s: tool.Provided says %v, the turn offers it: %v", name, tool.Provided(name), offered[name])
+		}
 	}
 }
