@@ -3,6 +3,11 @@
 //	zero dev            run the whole stack locally (moto/LocalStack + RIE, no Docker)
 //	zero config check   validate zero.json
 //	zero config push    write zero.json to the deployed stack's SSM parameter
+//	zero status         the gateway's health, config version and recent sessions
+//	zero sessions       the gateway's sessions
+//	zero agent          send a message to the agent (and wait for the reply)
+//	zero gateway call   call any gateway API method
+//	zero telegram       set the Telegram bot's webhook (set-webhook)
 //
 // Subcommands live in their own files and register in commands; each gets
 // its arguments after the subcommand name and parses them with package flag.
@@ -28,9 +33,14 @@ type command struct {
 
 // commands maps subcommand names to their implementations.
 var commands = map[string]command{
-	"dev":    {summary: "run ZERO locally: emulator, functions under the RIE, HTTP API and queue triggers", run: runDev},
-	"config": {summary: "check zero.json, or push it to a deployed stack (check [FILE] | push --parameter NAME [FILE])", run: runConfig},
-	"tools":  {summary: "which tools the policy allows a run, which ZERO provides, and why (--agent ID --model P/M --sandbox --subagent --json)", run: runTools},
+	"dev":      {summary: "run ZERO locally: emulator, functions under the RIE, HTTP API and queue triggers", run: runDev},
+	"config":   {summary: "check zero.json, or push it to a deployed stack (check [FILE] | push --parameter NAME [FILE])", run: runConfig},
+	"tools":    {summary: "which tools the policy allows a run, which ZERO provides, and why (--agent ID --model P/M --sandbox --subagent --json)", run: runTools},
+	"status":   {summary: "the gateway: reachable or not, config version, recent sessions (--json --url URL --token TOKEN)", run: runStatus},
+	"sessions": {summary: "the gateway's sessions (--json --active MINUTES --limit N --agent ID)", run: runSessions},
+	"agent":    {summary: "send a message to the agent; with --wait print the reply (--message TEXT --session KEY --wait --timeout 120s --json)", run: runAgent},
+	"gateway":  {summary: "call a gateway API method (call METHOD --params JSON --json)", run: runGateway},
+	"telegram": {summary: "point the Telegram bot at the webhook (set-webhook --url PUBLIC_URL --secret S --token T --drop-pending)", run: runTelegram},
 }
 
 func main() {

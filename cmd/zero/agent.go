@@ -1,0 +1,297 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+)
+
+// maxWaitSlice is the longest agent.wait the gateway holds one request for;
+// the CLI asks for at most this much per call and calls again.
+const maxWaitSlice = 25 * time.Second
+
+// waitSlack is how much longer than its timeoutMs one agent.wait request
+// may take before the CLI gives up on it.
+const waitSlack = 15 * time.Second
+
+// historyLimit is how many messages `zero agent --wait` reads back to find
+// the reply.
+const historyLimit = 20
+
+// agentParams are the params of the agent method.
+type agentParams struct {
+	Message        string `json:"message"`
+	SessionKey     string `json:"sessionKey,omitempty"`
+	IdempotencyKey string `json:"idempotencyKey,omitempty"`
+	Deliver        bool   `json:"deliver,omitempty"`
+	Channel        string `json:"channel,omitempty"`
+	To             string `json:"to,omitempty"`
+}
+
+// agentAccepted is the result of the agent method.
+type agentAccepted struct {
+	RunID      string          `json:"runId"`
+	Status     string          `json:"status"`
+	AcceptedAt json.RawMessage `json:"acceptedAt,omitempty"`
+	SessionKey string          `json:"sessionKey"`
+}
+
+// waitParams are the params of agent.wait.
+type waitParams struct {
+	RunID     string `json:"runId"`
+	TimeoutMs int64  `json:"timeoutMs,omitempty"`
+}
+
+// waitResult is the result of agent.wait.
+type waitResult struct {
+	RunID     string          `json:"runId"`
+	Status    string          `json:"status"` // ok, error or timeout
+	StartedAt json.RawMessage `json:"startedAt,omitempty"`
+	EndedAt   json.RawMessage `json:"endedAt,omitempty"`
+	Error     json.RawMessage `json:"error,omitempty"`
+}
+
+// historyParams are the params of chat.history.
+type historyParams struct {
+	SessionKey string `json:"sessionKey"`
+	Limit      int    `json:"limit,omitempty"`
+}
+
+// historyResult is the part of chat.history's result the reply comes from.
+type historyResult struct {
+	SessionKey string         `json:"sessionKey"`
+	SessionID  string         `json:"sessionId"`
+	Messages   []historyEntry `json:"messages"`
+}
+
+// historyEntry is one transcript message of chat.history. Content is
+// either a list of blocks or, from older transcripts, a plain string.
+type historyEntry struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+// contentBlock is one block of a message's content.
+type contentBlock struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// agentReport is the --json output of `zero agent --wait`.
+type agentReport struct {
+	RunID      string          `json:"runId"`
+	SessionKey string          `json:"sessionKey"`
+	Status     string          `json:"status"`
+	StartedAt  json.RawMessage `json:"startedAt,omitempty"`
+	EndedAt    json.RawMessage `json:"endedAt,omitempty"`
+	Reply      string          `json:"reply"`
+}
+
+// runAgent is `zero agent`: start a run of the agent on a message and,
+// with --wait, wait for it and print the reply.
+func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("zero agent", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var conn gatewayFlags
+	conn.register(fs)
+	message := fs.String("message", "", "the message to the agent (required)")
+	sessionKey := fs.String("session", "", "the session `key` (default: the gateway's main session)")
+	wait := fs.Bool("wait", false, "wait for the run to end and print the reply")
+	timeout := fs.Duration("timeout", 120*time.Second, "with --wait, how long to wait in all")
+	idempotencyKey := fs.String("idempotency-key", "", "the run's idempotency `key`: the same key starts one run only (default: a random one)")
+	deliver := fs.Bool("deliver", false, "also deliver the reply on the session's channel")
+	channel := fs.String("channel", "", "with --deliver, the channel to deliver on")
+	to := fs.String("to", "", "with --deliver, the recipient on that channel")
+	asJSON := fs.Bool("json", false, "print JSON: the accepted run, or with --wait {runId, sessionKey, status, startedAt, endedAt, reply}")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: zero agent --message TEXT [--session KEY] [--wait] [--timeout 120s] [--idempotency-key K] [--json] [--url URL] [--token TOKEN]")
+		fmt.Fprintln(stderr)
+		fmt.Fprintln(stderr, "Sends TEXT to the agent (method agent) and prints the run id; with --wait, waits")
+		fmt.Fprintln(stderr, "for the run (agent.wait) and prints the reply (the last assistant message).")
+		fmt.Fprintln(stderr)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return fmt.Errorf("zero agent takes no arguments, got %q (quote the message: --message \"...\")", fs.Args())
+	}
+	if strings.TrimSpace(*message) == "" {
+		fs.Usage()
+		return errors.New("--message is required")
+	}
+	if *wait && *timeout <= 0 {
+		return fmt.Errorf("--timeout must be positive, got %s", *timeout)
+	}
+	client, err := conn.client(os.Getenv)
+	if err != nil {
+		return err
+	}
+	params := agentParams{
+		Message:        *message,
+		SessionKey:     strings.TrimSpace(*sessionKey),
+		IdempotencyKey: *idempotencyKey,
+		Deliver:        *deliver,
+		Channel:        *channel,
+		To:             *to,
+	}
+	if params.IdempotencyKey == "" {
+		params.IdempotencyKey = newIdempotencyKey()
+	}
+	if !*wait {
+		raw, err := client.rawCall(ctx, gatewayCallTimeout, "agent", params)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return writeJSON(stdout, raw)
+		}
+		var accepted agentAccepted
+		if err := json.Unmarshal(raw, &accepted); err != nil {
+			return fmt.Errorf("gateway agent: decode result: %w", err)
+		}
+		fmt.Fprintln(stdout, accepted.RunID)
+		return nil
+	}
+	report, err := agentTurn(ctx, client, params, *timeout)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(stdout, report)
+	}
+	if report.Reply == "" {
+		fmt.Fprintf(stderr, "run %s ended without a text reply\n", report.RunID)
+		return nil
+	}
+	fmt.Fprintln(stdout, report.Reply)
+	return nil
+}
+
+// agentTurn starts a run, waits for it to end within timeout and reads the
+// reply from the session's history.
+func agentTurn(ctx context.Context, client *gatewayClient, params agentParams, timeout time.Duration) (agentReport, error) {
+	deadline := time.Now().Add(timeout)
+	var accepted agentAccepted
+	if err := client.call(ctx, "agent", params, &accepted); err != nil {
+		return agentReport{}, err
+	}
+	if accepted.RunID == "" {
+		return agentReport{}, errors.New("gateway agent: the answer has no runId")
+	}
+	done, err := waitRun(ctx, client, accepted.RunID, deadline, timeout)
+	if err != nil {
+		return agentReport{}, err
+	}
+	report := agentReport{
+		RunID:      accepted.RunID,
+		SessionKey: accepted.SessionKey,
+		Status:     done.Status,
+		StartedAt:  done.StartedAt,
+		EndedAt:    done.EndedAt,
+	}
+	key := accepted.SessionKey
+	if key == "" {
+		key = params.SessionKey
+	}
+	if key == "" {
+		return report, fmt.Errorf("run %s ended, but the gateway named no session to read the reply from", accepted.RunID)
+	}
+	var history historyResult
+	if err := client.call(ctx, "chat.history", historyParams{SessionKey: key, Limit: historyLimit}, &history); err != nil {
+		return report, fmt.Errorf("run %s ended; reading the reply: %w", accepted.RunID, err)
+	}
+	report.SessionKey = key
+	report.Reply = lastAssistantText(history.Messages)
+	return report, nil
+}
+
+// waitRun calls agent.wait until the run ends (ok or error) or deadline
+// passes. A run that ended in error is an error.
+func waitRun(ctx context.Context, client *gatewayClient, runID string, deadline time.Time, timeout time.Duration) (waitResult, error) {
+	for {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return waitResult{}, fmt.Errorf("run %s did not end within %s (it may still be running; wait again with `zero gateway call agent.wait --params '{\"runId\":%q}'`)", runID, timeout, runID)
+		}
+		slice := min(left, maxWaitSlice)
+		var res waitResult
+		err := client.callWithin(ctx, slice+waitSlack, "agent.wait", waitParams{RunID: runID, TimeoutMs: max(slice.Milliseconds(), 1)}, &res)
+		if err != nil {
+			return waitResult{}, fmt.Errorf("waiting for run %s: %w", runID, err)
+		}
+		switch res.Status {
+		case "ok":
+			return res, nil
+		case "error":
+			return res, fmt.Errorf("run %s failed: %s", runID, runError(res.Error))
+		case "timeout":
+			continue
+		default:
+			return res, fmt.Errorf("run %s: agent.wait answered status %q", runID, res.Status)
+		}
+	}
+}
+
+// runError renders agent.wait's error: a string, or {message}, or as sent.
+func runError(raw json.RawMessage) string {
+	var obj struct {
+		Message string `json:"message"`
+		Code    string `json:"code"`
+	}
+	if json.Unmarshal(raw, &obj) == nil && obj.Message != "" {
+		if obj.Code != "" {
+			return obj.Code + ": " + obj.Message
+		}
+		return obj.Message
+	}
+	if s := plainJSON(raw); s != "-" {
+		return s
+	}
+	return "no error given"
+}
+
+// lastAssistantText is the text of the last assistant message: its text
+// blocks joined by newlines ("" when it has none, or there is none).
+func lastAssistantText(messages []historyEntry) string {
+	for i := len(messages) - 1; i >= 0; i-- {
+		m := messages[i]
+		if m.Role != "assistant" {
+			continue
+		}
+		var plain string
+		if json.Unmarshal(m.Content, &plain) == nil {
+			return plain
+		}
+		var blocks []contentBlock
+		if json.Unmarshal(m.Content, &blocks) != nil {
+			return ""
+		}
+		var texts []string
+		for _, b := range blocks {
+			if b.Type == "text" && b.Text != "" {
+				texts = append(texts, b.Text)
+			}
+		}
+		return strings.Join(texts, "\n")
+	}
+	return ""
+}
+
+// newIdempotencyKey is a random version-4 UUID.
+func newIdempotencyKey() string {
+	var b [16]byte
+	rand.Read(b[:]) // never fails (crypto/rand, Go 1.24+)
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// sessionRow is the part of a session row of sessions.list and status that
+// the table shows. The --json output keeps the rows as the gateway sent them.
+type sessionRow struct {
+	Key           string  `json:"key"`
+	Kind          string  `json:"kind"`
+	Channel       string  `json:"channel"`
+	DisplayName   string  `json:"displayName"`
+	UpdatedAt     float64 `json:"updatedAt"` // Unix ms
+	SessionID     string  `json:"sessionId"`
+	Model         string  `json:"model"`
+	ContextTokens float64 `json:"contextTokens"`
+	TotalTokens   float64 `json:"totalTokens"`
+	Label         string  `json:"label"`
+}
+
+// sessionsParams are the params of sessions.list; zero values are left out.
+type sessionsParams struct {
+	AgentID       string `json:"agentId,omitempty"`
+	Limit         int    `json:"limit,omitempty"`
+	ActiveMinutes int    `json:"activeMinutes,omitempty"`
+}
+
+// sessionsResult is the result of sessions.list, rows as sent.
+type sessionsResult struct {
+	Sessions []json.RawMessage `json:"sessions"`
+}
+
+// runSessions is `zero sessions`: the gateway's sessions, most recent first.
+func runSessions(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("zero sessions", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var conn gatewayFlags
+	conn.register(fs)
+	asJSON := fs.Bool("json", false, `print {"sessions": [...]} with the rows as the gateway returned them`)
+	active := fs.Int("active", 0, "only sessions updated in the last `minutes`")
+	limit := fs.Int("limit", 0, "at most N sessions (default: the gateway's)")
+	agentID := fs.String("agent", "", "only the sessions of agent `ID`")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: zero sessions [--json] [--active MINUTES] [--limit N] [--agent ID] [--url URL] [--token TOKEN]")
+		fmt.Fprintln(stderr)
+		fmt.Fprintln(stderr, "Lists the gateway's sessions (sessions.list): key, kind, channel, when last")
+		fmt.Fprintln(stderr, "updated, model, tokens (total/context) and label.")
+		fmt.Fprintln(stderr)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return fmt.Errorf("zero sessions takes no arguments, got %q", fs.Args())
+	}
+	if *active < 0 || *limit < 0 {
+		return fmt.Errorf("--active and --limit must not be negative")
+	}
+	client, err := conn.client(os.Getenv)
+	if err != nil {
+		return err
+	}
+	params := sessionsParams{AgentID: strings.TrimSpace(*agentID), Limit: *limit, ActiveMinutes: *active}
+	var res sessionsResult
+	if err := client.call(ctx, "sessions.list", params, &res); err != nil {
+		return err
+	}
+	if res.Sessions == nil {
+		res.Sessions = []json.RawMessage{}
+	}
+	if *asJSON {
+		return writeJSON(stdout, res)
+	}
+	rows, err := decodeRows(res.Sessions)
+	if err != nil {
+		return fmt.Errorf("gateway sessions.list: %w", err)
+	}
+	if len(rows) == 0 {
+		fmt.Fprintln(stdout, "no sessions")
+		return nil
+	}
+	return printSessions(stdout, rows, time.Now())
+}
+
+// decodeRows decodes the rows the table shows.
+func decodeRows(raw []json.RawMessage) ([]sessionRow, error) {
+	rows := make([]sessionRow, 0, len(raw))
+	for i, r := range raw {
+		var row sessionRow
+		if err := json.Unmarshal(r, &row); err != nil {
+			return nil, fmt.Errorf("session row %d: %w", i, err)
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// printSessions writes rows as a table; UPDATED is relative to now.
+func printSessions(w io.Writer, rows []sessionRow, now time.Time) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "KEY\tKIND\tCHANNEL\tUPDATED\tMODEL\tTOKENS\tLABEL")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+			orDash(r.Key), orDash(r.Kind), orDash(r.Channel), ago(int64(r.UpdatedAt), now),
+			orDash(r.Model), tokens(int64(r.TotalTokens), int64(r.ContextTokens)), orDash(r.Label))
+	}
+	return tw.Flush()
+}
+
+// orDash is s, or "-" for an empty cell.
+func orDash(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "-"
+	}
+	return s
+}
+
+// ago renders a Unix-ms time relative to now: "just now", "5m ago",
+// "3h ago", "2d ago"; "-" when unknown.
+func ago(ms int64, now time.Time) string {
+	if ms <= 0 {
+		return "-"
+	}
+	d := now.Sub(time.UnixMilli(ms))
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d/time.Minute))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d/time.Hour))
+	}
+	return fmt.Sprintf("%dd ago", int(d/(24*time.Hour)))
+}
+
+// tokens renders total/context, e.g. "12.3k/200k"; "-" for an unknown part.
+func tokens(total, context int64) string {
+	return count(total) + "/" + count(context)
+}
+
+// count renders a token count compactly: 950, 12.3k, 1.2M; "-" for none.
+func count(n int64) string {
+	switch {
+	case n <= 0:
+		return "-"
+	case n < 1000:
+		return strconv.FormatInt(n, 10)
+	case n < 1_000_000:
+		return trimZero(strconv.FormatFloat(float64(n)/1e3, 'f', 1, 64)) + "k"
+	}
+	return trimZero(strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64)) + "M"
+}
+
+// trimZero drops a ".0" decimal.
+func trimZero(s string) string { return strings.TrimSuffix(s, ".0") }
