@@ -28,6 +28,7 @@ var roles = map[string]string{
 	"agent":      "core",
 	"run":        "core",
 	"workspace":  "core",
+	"gateway":    "core",
 	"dynamo":     "adapter",
 	"s3store":    "adapter",
 	"sqsqueue":   "adapter",

@@ -1,0 +1,649 @@
+package gateway
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/zero-gateway/zero/shared/config"
+	"github.com/zero-gateway/zero/shared/fault"
+	"github.com/zero-gateway/zero/shared/session"
+	"github.com/zero-gateway/zero/shared/transcript"
+)
+
+// Limits of the session methods.
+const (
+	// maxRowMessages bounds sessions.list's messageLimit: every row with
+	// messages costs a transcript read.
+	maxRowMessages = 20
+	// transcriptReads bounds the transcript reads sessions.list runs at
+	// once.
+	transcriptReads = 8
+	// Defaults and bounds of chat.history's limit.
+	defaultHistory = 50
+	maxHistory     = 500
+	// statusRows is how many sessions status shows.
+	statusRows = 5
+)
+
+var kinds = []string{session.KindMain, session.KindGroup, session.KindCron, session.KindHook, session.KindNode, session.KindOther}
+
+// Row is one session as sessions.list shows it: the seed's sessions_list
+// row. Token counts are the entry's (the store is the source of truth);
+// transcripts are never parsed for them.
+type Row struct {
+	Key             string            `json:"key"` // as callers see it (session.Display)
+	Kind            string            `json:"kind"`
+	Channel         string            `json:"channel"`
+	DisplayName     string            `json:"displayName,omitempty"`
+	UpdatedAt       int64             `json:"updatedAt"`
+	SessionID       string            `json:"sessionId"`
+	Model           string            `json:"model,omitempty"` // provider/model: the session's override, else the model that answered last
+	ContextTokens   int64             `json:"contextTokens"`
+	TotalTokens     int64             `json:"totalTokens"`
+	InputTokens     int64             `json:"inputTokens"`
+	OutputTokens    int64             `json:"outputTokens"`
+	ThinkingLevel   string            `json:"thinkingLevel,omitempty"`
+	VerboseLevel    string            `json:"verboseLevel,omitempty"`
+	SystemSent      bool              `json:"systemSent"`
+	AbortedLastRun  bool              `json:"abortedLastRun"`
+	SendPolicy      string            `json:"sendPolicy,omitempty"` // the entry's override; "" inherits the config
+	LastChannel     string            `json:"lastChannel,omitempty"`
+	LastTo          string            `json:"lastTo,omitempty"`
+	DeliveryContext *deliveryContext  `json:"deliveryContext,omitempty"`
+	TranscriptPath  string            `json:"transcriptPath"`
+	Label           string            `json:"label,omitempty"`
+	Messages        []json.RawMessage `json:"messages,omitempty"`
+}
+
+type deliveryContext struct {
+	Channel   string `json:"channel,omitempty"`
+	To        string `json:"to,omitempty"`
+	AccountID string `json:"accountId,omitempty"`
+}
+
+// rowOf builds the row of key's entry.
+func rowOf(cfg *config.Config, key string, e session.Entry) Row {
+	keys := cfg.Keys()
+	r := Row{
+		Key: session.Display(key, keys), Kind: session.Kind(key, keys), DisplayName: e.DisplayName,
+		UpdatedAt: e.UpdatedAt, SessionID: e.SessionID,
+		ContextTokens: e.ContextTokens, TotalTokens: e.TotalTokens, InputTokens: e.InputTokens, OutputTokens: e.OutputTokens,
+		ThinkingLevel: e.ThinkingLevel, VerboseLevel: e.VerboseLevel, SystemSent: e.SystemSent, AbortedLastRun: e.AbortedLastRun,
+		SendPolicy: e.SendPolicy, LastChannel: e.LastChannel, LastTo: e.LastTo, Label: e.Label,
+		TranscriptPath: transcriptPath(key, e),
+	}
+	r.Channel = rowChannel(r.Kind, e)
+	switch {
+	case e.ModelOverride != "":
+		r.Model = e.ProviderOverride + "/" + e.ModelOverride
+	case e.Model != "":
+		r.Model = e.ModelProvider + "/" + e.Model
+	}
+	if d := e.DeliveryContext; d.Channel != "" || d.To != "" || d.AccountID != "" {
+		r.DeliveryContext = &deliveryContext{Channel: d.Channel, To: d.To, AccountID: d.AccountID}
+	}
+	return r
+}
+
+// rowChannel follows the seed's channel field: a group's own channel,
+// a direct chat's last channel, "internal" for cron/hook/node sessions,
+// "unknown" when absent.
+func rowChannel(kind string, e session.Entry) string {
+	var ch string
+	switch kind {
+	case session.KindGroup:
+		ch = e.Channel
+	case session.KindCron, session.KindHook, session.KindNode:
+		ch = internalChannel
+	default:
+		ch = e.LastChannel
+	}
+	if ch == "" {
+		return session.KeyUnknown
+	}
+	return ch
+}
+
+// transcriptPath is where the runner writes the session's transcript:
+// Telegram forum topics (group keys ending in :topic:<thread>) have their
+// own file.
+func transcriptPath(key string, e session.Entry) string {
+	agent := e.AgentID
+	if agent == "" {
+		agent = session.AgentOf(key)
+	}
+	topic := ""
+	if e.Channel == "telegram" && e.ChatType != "direct" {
+		if _, t, ok := strings.Cut(key, ":topic:"); ok {
+			topic = t
+		}
+	}
+	return transcript.Path(agent, e.SessionID, topic)
+}
+
+// listParams are the params of sessions.list.
+type listParams struct {
+	AgentID        string   `json:"agentId"`
+	Kinds          []string `json:"kinds"`
+	Limit          *int     `json:"limit"`
+	ActiveMinutes  *int64   `json:"activeMinutes"`
+	MessageLimit   *int     `json:"messageLimit"`
+	IncludeGlobal  bool     `json:"includeGlobal"`
+	IncludeUnknown bool     `json:"includeUnknown"`
+}
+
+// sessionsList lists an agent's sessions, newest first:
+// {sessions: [Row]}. limit defaults to session.DefaultListLimit and is
+// capped at session.MaxListLimit; kinds filters by Row.Kind (the store
+// is then asked for MaxListLimit rows, filtered, and cut to limit);
+// activeMinutes keeps the sessions updated in the last N minutes;
+// messageLimit > 0 (at most 20) adds each row's last N user/assistant
+// messages from its transcript; includeGlobal/includeUnknown add the
+// reserved sessions "global" and "unknown" when they exist.
+//
+// Store calls: 1 List, plus 1 Get per include flag; with messageLimit, one
+// transcript read per row that has a transcript (up to 8 at once).
+func (g *gateway) sessionsList(ctx context.Context, params json.RawMessage) (any, error) {
+	var p listParams
+	if err := decodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	limit := session.DefaultListLimit
+	if p.Limit != nil {
+		if *p.Limit < 1 {
+			return nil, invalidf("params.limit: must be >= 1, got %d", *p.Limit)
+		}
+		limit = min(*p.Limit, session.MaxListLimit)
+	}
+	for i, k := range p.Kinds {
+		if !oneOf(k, kinds) {
+			return nil, invalidf("params.kinds[%d]: must be one of %s, got %q", i, strings.Join(kinds, ", "), k)
+		}
+	}
+	if p.ActiveMinutes != nil && *p.ActiveMinutes < 0 {
+		return nil, invalidf("params.activeMinutes: must be >= 0, got %d", *p.ActiveMinutes)
+	}
+	messages := 0
+	if p.MessageLimit != nil {
+		if *p.MessageLimit < 0 || *p.MessageLimit > maxRowMessages {
+			return nil, invalidf("params.messageLimit: must be 0-%d, got %d", maxRowMessages, *p.MessageLimit)
+		}
+		messages = *p.MessageLimit
+	}
+	if g.Sessions == nil {
+		return nil, missing("Sessions")
+	}
+	if messages > 0 && g.Transcripts == nil {
+		return nil, missing("Transcripts")
+	}
+	cfg, err := g.config(ctx)
+	if err != nil {
+		return nil, err
+	}
+	q := session.ListQuery{AgentID: agentOr(cfg, p.AgentID), Limit: limit}
+	if len(p.Kinds) > 0 {
+		q.Limit = session.MaxListLimit
+	}
+	if p.ActiveMinutes != nil && *p.ActiveMinutes > 0 {
+		q.ActiveSince = g.nowMS() - *p.ActiveMinutes*60_000
+	}
+	listed, err := g.Sessions.List(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	var reserved []string
+	if p.IncludeGlobal {
+		reserved = append(reserved, session.KeyGlobal)
+	}
+	if p.IncludeUnknown {
+		reserved = append(reserved, session.KeyUnknown)
+	}
+	for _, key := range reserved {
+		e, err := g.Sessions.Get(ctx, key)
+		switch {
+		case fault.Is(err, fault.NotFound):
+			continue
+		case err != nil:
+			return nil, err
+		case e.UpdatedAt < q.ActiveSince:
+			continue
+		}
+		listed = append(listed, session.Listed{Key: key, Entry: e})
+	}
+	slices.SortStableFunc(listed, func(a, b session.Listed) int { return cmp.Compare(b.Entry.UpdatedAt, a.Entry.UpdatedAt) })
+
+	rows := make([]Row, 0, len(listed))
+	entries := make([]session.Entry, 0, len(listed))
+	for _, l := range listed {
+		r := rowOf(cfg, l.Key, l.Entry)
+		if len(p.Kinds) > 0 && !oneOf(r.Kind, p.Kinds) {
+			continue
+		}
+		rows = append(rows, r)
+		entries = append(entries, l.Entry)
+		if len(rows) == limit {
+			break
+		}
+	}
+	if messages > 0 {
+		if err := g.addMessages(ctx, rows, entries, messages); err != nil {
+			return nil, err
+		}
+	}
+	return map[string]any{"sessions": rows}, nil
+}
+
+// addMessages fills each row's last n user/assistant messages, reading
+// the transcripts a few at a time. A session with no transcript part yet
+// costs nothing.
+func (g *gateway) addMessages(ctx context.Context, rows []Row, entries []session.Entry, n int) error {
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+		slots = make(chan struct{}, transcriptReads)
+	)
+	for i := range rows {
+		if entries[i].TranscriptSeq == 0 {
+			continue
+		}
+		wg.Go(func() {
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			msgs, err := g.readMessages(ctx, rows[i].TranscriptPath, false, n)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				first = cmp.Or(first, err)
+				return
+			}
+			rows[i].Messages = msgs
+		})
+	}
+	wg.Wait()
+	return first
+}
+
+// readMessages reads the transcript at path and returns the raw message
+// objects of its last n "message" lines, every field kept as written;
+// toolResult messages only with includeTools (and only user and
+// assistant messages without it).
+func (g *gateway) readMessages(ctx context.Context, path string, includeTools bool, n int) ([]json.RawMessage, error) {
+	stream, err := g.Transcripts.Read(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	out := []json.RawMessage{}
+	for raw := range bytes.SplitSeq(stream, []byte("\n")) {
+		raw = bytes.TrimSpace(raw)
+		if len(raw) == 0 {
+			continue
+		}
+		var line struct {
+			Type    string          `json:"type"`
+			Message json.RawMessage `json:"message"`
+		}
+		// Unparseable lines are skipped, as transcript.Lines does: upstream
+		// files may carry line types ZERO does not know.
+		if json.Unmarshal(raw, &line) != nil || line.Type != "message" || len(line.Message) == 0 {
+			continue
+		}
+		var m struct {
+			Role string `json:"role"`
+		}
+		if json.Unmarshal(line.Message, &m) != nil {
+			continue
+		}
+		switch {
+		case m.Role == "user" || m.Role == "assistant":
+		case includeTools && m.Role == "toolResult":
+		default:
+			continue
+		}
+		out = append(out, line.Message)
+	}
+	if len(out) > n {
+		out = out[len(out)-n:]
+	}
+	return out, nil
+}
+
+// historyParams are the params of chat.history.
+type historyParams struct {
+	SessionKey   string `json:"sessionKey"`
+	SessionID    string `json:"sessionId"`
+	Limit        *int   `json:"limit"`
+	IncludeTools bool   `json:"includeTools"`
+}
+
+// uuidShape matches a sessionId, so that chat.history's sessionKey also
+// accepts one (as the seed's sessions_history does).
+var uuidShape = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// chatHistory returns a session's transcript messages as written (the raw
+// message objects of its "message" lines): {sessionKey, sessionId,
+// messages}. The session is sessionId (Lookup), else sessionKey (default
+// "main"; a sessionId passed as sessionKey is looked up too). limit
+// (default 50, at most 500) keeps the last messages; toolResult messages
+// only with includeTools.
+//
+// Store calls: 1 Get (or 1 Lookup), then one transcript read (an S3 list
+// and one get per part) unless the session has no part yet.
+func (g *gateway) chatHistory(ctx context.Context, params json.RawMessage) (any, error) {
+	var p historyParams
+	if err := decodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	limit := defaultHistory
+	if p.Limit != nil {
+		if *p.Limit < 1 {
+			return nil, invalidf("params.limit: must be >= 1, got %d", *p.Limit)
+		}
+		limit = min(*p.Limit, maxHistory)
+	}
+	if g.Sessions == nil {
+		return nil, missing("Sessions")
+	}
+	if g.Transcripts == nil {
+		return nil, missing("Transcripts")
+	}
+	cfg, err := g.config(ctx)
+	if err != nil {
+		return nil, err
+	}
+	key, e, err := g.findSession(ctx, cfg, p.SessionKey, p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	msgs := []json.RawMessage{}
+	if e.TranscriptSeq > 0 {
+		if msgs, err = g.readMessages(ctx, transcriptPath(key, e), p.IncludeTools, limit); err != nil {
+			return nil, err
+		}
+	}
+	return map[string]any{"sessionKey": session.Display(key, cfg.Keys()), "sessionId": e.SessionID, "messages": msgs}, nil
+}
+
+// findSession returns an existing session by sessionId, else by key
+// (default "main", resolved under the default agent); a key shaped like a
+// sessionId that names no session is looked up as one. Missing: NotFound.
+func (g *gateway) findSession(ctx context.Context, cfg *config.Config, key, sessionID string) (string, session.Entry, error) {
+	if sessionID = strings.TrimSpace(sessionID); sessionID != "" {
+		if key != "" {
+			return "", session.Entry{}, invalidf("params: give sessionKey or sessionId, not both")
+		}
+		k, e, err := g.Sessions.Lookup(ctx, sessionID)
+		if fault.Is(err, fault.NotFound) {
+			return "", session.Entry{}, fault.Wrap(fault.NotFound, err, "params.sessionId: no session has id %q", sessionID)
+		}
+		return k, e, err
+	}
+	raw := strings.TrimSpace(key)
+	if raw == "" {
+		raw = session.DefaultMainKey
+	}
+	k := session.Canonical(agentOr(cfg, ""), raw, "", cfg.Keys())
+	e, err := g.Sessions.Get(ctx, k)
+	if fault.Is(err, fault.NotFound) && uuidShape.MatchString(raw) {
+		if k2, e2, err2 := g.Sessions.Lookup(ctx, raw); err2 == nil {
+			return k2, e2, nil
+		}
+	}
+	if fault.Is(err, fault.NotFound) {
+		return "", session.Entry{}, fault.Wrap(fault.NotFound, err, "no session %q", raw)
+	}
+	return k, e, err
+}
+
+// resolveParams are the params of sessions.resolve.
+type resolveParams struct {
+	SessionID string `json:"sessionId"`
+	Label     string `json:"label"`
+	AgentID   string `json:"agentId"`
+}
+
+// sessionsResolve finds a session's key: {key, sessionId}. By sessionId
+// (1 Lookup), or by label, matched trimmed and case-insensitively among
+// the agent's newest session.MaxListLimit sessions (1 List); when several
+// match, the most recently updated wins. Not found: 404.
+func (g *gateway) sessionsResolve(ctx context.Context, params json.RawMessage) (any, error) {
+	var p resolveParams
+	if err := decodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	id, label := strings.TrimSpace(p.SessionID), strings.TrimSpace(p.Label)
+	switch {
+	case id == "" && label == "":
+		return nil, invalidf("params.sessionId: required (or params.label)")
+	case id != "" && label != "":
+		return nil, invalidf("params.label: give sessionId or label, not both")
+	}
+	if g.Sessions == nil {
+		return nil, missing("Sessions")
+	}
+	cfg, err := g.config(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if id != "" {
+		key, e, err := g.Sessions.Lookup(ctx, id)
+		if err != nil {
+			if fault.Is(err, fault.NotFound) {
+				return nil, fault.Wrap(fault.NotFound, err, "no session has id %q", id)
+			}
+			return nil, err
+		}
+		return map[string]string{"key": session.Display(key, cfg.Keys()), "sessionId": e.SessionID}, nil
+	}
+	agent := agentOr(cfg, p.AgentID)
+	listed, err := g.Sessions.List(ctx, session.ListQuery{AgentID: agent, Limit: session.MaxListLimit})
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range listed { // newest first
+		if strings.EqualFold(strings.TrimSpace(l.Entry.Label), label) {
+			return map[string]string{"key": session.Display(l.Key, cfg.Keys()), "sessionId": l.Entry.SessionID}, nil
+		}
+	}
+	return nil, fault.New(fault.NotFound, "no session of agent %q has label %q", agent, label)
+}
+
+// patchParams are the params of sessions.patch. Pointers tell an absent
+// field (unchanged) from an empty one (cleared).
+type patchParams struct {
+	Key            string  `json:"key"`
+	Label          *string `json:"label"`
+	SendPolicy     *string `json:"sendPolicy"`
+	Model          *string `json:"model"`
+	ThinkingLevel  *string `json:"thinkingLevel"`
+	VerboseLevel   *string `json:"verboseLevel"`
+	ReasoningLevel *string `json:"reasoningLevel"`
+}
+
+// Levels sessions.patch accepts ("" clears the field). The runner reads
+// verboseLevel and reasoningLevel "on"; the other values are upstream's.
+var (
+	verboseLevels   = []string{"off", "on", "full"}
+	reasoningLevels = []string{"off", "on", "stream"}
+)
+
+// sessionsPatch changes the per-session choices of an existing session:
+// {key, entry} with the written entry. label (trimmed; "" clears);
+// sendPolicy allow | deny | inherit ("" or inherit clears the override);
+// model an alias or provider/model resolved with the config ("" clears
+// the override); thinkingLevel, verboseLevel, reasoningLevel from their
+// value lists ("" clears). A missing session is 404; nothing is created.
+//
+// Store calls: 1 Update (1 Get when no field is given).
+func (g *gateway) sessionsPatch(ctx context.Context, params json.RawMessage) (any, error) {
+	var p patchParams
+	if err := decodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(p.Key) == "" {
+		return nil, invalidf("params.key: required")
+	}
+	cfg, err := g.config(ctx)
+	if err != nil {
+		return nil, err
+	}
+	set, err := patchOf(cfg, p)
+	if err != nil {
+		return nil, err
+	}
+	if g.Sessions == nil {
+		return nil, missing("Sessions")
+	}
+	key := session.Canonical(agentOr(cfg, ""), p.Key, "", cfg.Keys())
+	var e session.Entry
+	if len(set) == 0 {
+		e, err = g.Sessions.Get(ctx, key)
+	} else {
+		e, err = g.Sessions.Update(ctx, key, func(e *session.Entry) error {
+			for _, f := range set {
+				f(e)
+			}
+			return nil
+		})
+	}
+	if err != nil {
+		if fault.Is(err, fault.NotFound) {
+			return nil, fault.Wrap(fault.NotFound, err, "no session %q", p.Key)
+		}
+		return nil, err
+	}
+	return map[string]any{"key": session.Display(key, cfg.Keys()), "entry": e}, nil
+}
+
+// patchOf validates p and returns the changes to apply, in field order.
+func patchOf(cfg *config.Config, p patchParams) ([]func(*session.Entry), error) {
+	var set []func(*session.Entry)
+	if p.Label != nil {
+		label := strings.TrimSpace(*p.Label)
+		if len(label) > maxLabel {
+			return nil, invalidf("params.label: over %d bytes", maxLabel)
+		}
+		set = append(set, func(e *session.Entry) { e.Label = label })
+	}
+	if p.SendPolicy != nil {
+		var v string
+		switch s := strings.ToLower(strings.TrimSpace(*p.SendPolicy)); s {
+		case session.SendAllow, session.SendDeny:
+			v = s
+		case "inherit", "":
+		default:
+			return nil, invalidf("params.sendPolicy: must be allow, deny or inherit, got %q", *p.SendPolicy)
+		}
+		set = append(set, func(e *session.Entry) { e.SendPolicy = v })
+	}
+	if p.Model != nil {
+		var provider, name string
+		if s := strings.TrimSpace(*p.Model); s != "" {
+			ref, ok := cfg.ResolveModel(s)
+			if !ok {
+				return nil, invalidf("params.model: %q is neither an alias of agents.defaults.models nor provider/model", s)
+			}
+			provider, name = ref.Provider, ref.Name
+		}
+		set = append(set, func(e *session.Entry) { e.ProviderOverride, e.ModelOverride = provider, name })
+	}
+	for _, f := range []struct {
+		name    string
+		v       *string
+		allowed []string
+		dst     func(*session.Entry) *string
+	}{
+		{"thinkingLevel", p.ThinkingLevel, thinkingLevels, func(e *session.Entry) *string { return &e.ThinkingLevel }},
+		{"verboseLevel", p.VerboseLevel, verboseLevels, func(e *session.Entry) *string { return &e.VerboseLevel }},
+		{"reasoningLevel", p.ReasoningLevel, reasoningLevels, func(e *session.Entry) *string { return &e.ReasoningLevel }},
+	} {
+		if f.v == nil {
+			continue
+		}
+		v := strings.ToLower(strings.TrimSpace(*f.v))
+		if v != "" && !oneOf(v, f.allowed) {
+			return nil, invalidf("params.%s: must be one of %s (or \"\" to clear), got %q", f.name, strings.Join(f.allowed, ", "), *f.v)
+		}
+		set = append(set, func(e *session.Entry) { *f.dst(e) = v })
+	}
+	return set, nil
+}
+
+// deleteParams are the params of sessions.delete.
+type deleteParams struct {
+	Key string `json:"key"`
+}
+
+// sessionsDelete deletes a session's entry and stored context:
+// {key, deleted: true}, also when there was none (deleting is
+// idempotent). The next message to the key starts a new session. The
+// transcript stays in the bucket: deleting transcripts is not supported
+// yet. A store without session.Deleter answers 501.
+//
+// Store calls: 1 Delete.
+func (g *gateway) sessionsDelete(ctx context.Context, params json.RawMessage) (any, error) {
+	var p deleteParams
+	if err := decodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(p.Key) == "" {
+		return nil, invalidf("params.key: required")
+	}
+	d, ok := g.Sessions.(session.Deleter)
+	if !ok {
+		return nil, &statusError{http.StatusNotImplemented, fault.New(fault.Internal, "this session store cannot delete sessions")}
+	}
+	cfg, err := g.config(ctx)
+	if err != nil {
+		return nil, err
+	}
+	key := session.Canonical(agentOr(cfg, ""), p.Key, "", cfg.Keys())
+	if err := d.Delete(ctx, key); err != nil {
+		return nil, err
+	}
+	return map[string]any{"key": session.Display(key, cfg.Keys()), "deleted": true}, nil
+}
+
+// status answers {ok: true, sessions: [the default agent's 5 newest
+// rows], configVersion} (configVersion "" when no document is stored).
+//
+// Store calls: 1 List and 1 Config.Fetch.
+func (g *gateway) status(ctx context.Context, params json.RawMessage) (any, error) {
+	var p struct{}
+	if err := decodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	if g.Sessions == nil {
+		return nil, missing("Sessions")
+	}
+	cfg, err := g.config(ctx)
+	if err != nil {
+		return nil, err
+	}
+	listed, err := g.Sessions.List(ctx, session.ListQuery{AgentID: agentOr(cfg, ""), Limit: statusRows})
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]Row, 0, len(listed))
+	for _, l := range listed {
+		rows = append(rows, rowOf(cfg, l.Key, l.Entry))
+	}
+	version := ""
+	if g.Config != nil {
+		_, v, err := g.Config.Fetch(ctx)
+		switch {
+		case err == nil:
+			version = v
+		case !fault.Is(err, fault.NotFound):
+			return nil, err
+		}
+	}
+	return map[string]any{"ok": true, "sessions": rows, "configVersion": version}, nil
+}
