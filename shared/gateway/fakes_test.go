@@ -128,6 +128,7 @@ func newFixture(t *testing.T, doc string, deps ...func(*Deps)) *fixture {
 	d := Deps{
 		Token: testToken, Settings: parsedSettings{f.config}, Config: f.config, Sessions: f.sessions,
 		Runs: f.runs, Transcripts: f.log, Queue: f.queue, Now: func() time.Time { return f.now },
+		Log: slog.New(slog.DiscardHandler),
 	}
 	for _, fn := range deps {
 		fn(&d)

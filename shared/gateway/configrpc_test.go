@@ -1,0 +1,217 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/zero-gateway/zero/shared/config"
+	"github.com/zero-gateway/zero/shared/fault"
+)
+
+func TestConfigGet(t *testing.T) {
+	tests := []struct {
+		name     string
+		stored   string
+		raw      string
+		version  string
+		warnings []string
+	}{
+		{"nothing stored", "", "{}", "", []string{}},
+		{"JSON5 kept as written", "// mine\n{session: {dmScope: 'per-peer'}}", "// mine\n{session: {dmScope: 'per-peer'}}", "1", []string{}},
+		{"warnings", `{session: {store: "x"}}`, `{session: {store: "x"}}`, "1", []string{"session.store: ignored: ZERO keeps sessions in DynamoDB"}},
+		{"invalid stored document", `{session: {reset: {atHour: 25}}}`, `{session: {reset: {atHour: 25}}}`, "1", []string{"invalid: session.reset.atHour: must be an integer 0-23, got 25"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, "", func(d *Deps) { d.Settings = nil })
+			if tc.stored != "" {
+				f.config.Put(context.Background(), []byte(tc.stored))
+			}
+			var got struct {
+				Raw, Version string
+				Warnings     []string
+			}
+			f.call("config.get", map[string]any{}).decode(t, &got)
+			if got.Raw != tc.raw || got.Version != tc.version || !reflect.DeepEqual(got.Warnings, tc.warnings) {
+				t.Fatalf("got %+v; want raw %q version %q warnings %q", got, tc.raw, tc.version, tc.warnings)
+			}
+		})
+	}
+}
+
+func TestConfigSchema(t *testing.T) {
+	f := newFixture(t, "")
+	var got struct {
+		Keys []schemaKey
+	}
+	f.call("config.schema", nil).decode(t, &got)
+	paths := map[string]schemaKey{}
+	for _, k := range got.Keys {
+		if k.Path == "" || k.Type == "" || k.Description == "" {
+			t.Errorf("incomplete key %+v", k)
+		}
+		paths[k.Path] = k
+	}
+	for _, want := range []string{"session.dmScope", "session.sendPolicy.default", "agents.defaults.timeoutSeconds", "channels.<channel>.allowFrom", "bindings[]"} {
+		if _, ok := paths[want]; !ok {
+			t.Errorf("schema lacks %s", want)
+		}
+	}
+	// The defaults the table states are the ones config.Default applies.
+	d := config.Default()
+	for path, want := range map[string]any{
+		"session.dmScope": d.Session.DMScope, "session.scope": d.Session.Scope, "session.mainKey": d.Session.MainKey,
+		"session.reset.atHour": float64(d.Session.Reset.AtHour), "session.reset.mode": d.Session.Reset.Mode,
+		"session.sendPolicy.default": d.Session.SendPolicy.Default, "session.timeZone": d.Session.TimeZone,
+		"agents.defaults.timeoutSeconds":                 float64(d.Agents.Defaults.TimeoutSeconds),
+		"agents.defaults.compaction.reserveTokens":       float64(d.Agents.Defaults.Compaction.ReserveTokens),
+		"agents.defaults.subagents.archiveAfterMinutes":  float64(d.Agents.Defaults.Subagents.ArchiveAfterMinutes),
+		"agents.defaults.sandbox.sessionToolsVisibility": d.Agents.Defaults.Sandbox.SessionToolsVisibility,
+		"session.agentToAgent.maxPingPongTurns":          float64(d.Session.AgentToAgent.MaxPingPongTurns),
+	} {
+		if got := paths[path].Default; got != want {
+			t.Errorf("%s default %v; config.Default has %v", path, got, want)
+		}
+	}
+}
+
+func TestConfigPatch(t *testing.T) {
+	const json5Doc = "// my config\n{\n  session: {dmScope: 'per-peer', mainKey: 'home',},\n  channels: {telegram: {allowFrom: ['1']}},\n}"
+	tests := []struct {
+		name    string
+		stored  string // "" stores nothing
+		params  map[string]any
+		want    map[string]any // the stored document after, as JSON; nil: raw below
+		wantRaw string
+		status  int
+		message string
+	}{
+		{
+			name: "raw replaces, kept as written", stored: `{}`,
+			params:  map[string]any{"raw": "{session: {dmScope: 'per-peer'}} // new"},
+			wantRaw: "{session: {dmScope: 'per-peer'}} // new",
+		},
+		{
+			name: "patch merges into JSON5", stored: json5Doc,
+			params: map[string]any{"patch": map[string]any{"session": map[string]any{"mainKey": nil, "reset": map[string]any{"atHour": 5}}}},
+			want: map[string]any{
+				"session":  map[string]any{"dmScope": "per-peer", "reset": map[string]any{"atHour": float64(5)}},
+				"channels": map[string]any{"telegram": map[string]any{"allowFrom": []any{"1"}}},
+			},
+		},
+		{
+			name: "patch with nothing stored", stored: "",
+			params: map[string]any{"patch": map[string]any{"channels": map[string]any{"telegram": map[string]any{"owners": []string{"*"}}}}},
+			want:   map[string]any{"channels": map[string]any{"telegram": map[string]any{"owners": []any{"*"}}}},
+		},
+		{
+			name: "patch on a comments-only document", stored: "// nothing yet\n",
+			params: map[string]any{"patch": map[string]any{"session": map[string]any{"scope": "global"}}},
+			want:   map[string]any{"session": map[string]any{"scope": "global"}},
+		},
+		{
+			name: "invalid raw", stored: json5Doc, params: map[string]any{"raw": "{session: {reset: {atHour: 25}}}"},
+			status: http.StatusBadRequest, message: "invalid configuration: session.reset.atHour: must be an integer 0-23, got 25",
+		},
+		{
+			name: "invalid patch", stored: json5Doc, params: map[string]any{"patch": map[string]any{"session": map[string]any{"dmScope": "everyone"}}},
+			status: http.StatusBadRequest, message: `invalid configuration: session.dmScope: must be one of main, per-peer, per-channel-peer, per-account-channel-peer, got "everyone"`,
+		},
+		{
+			name: "raw syntax error", stored: json5Doc, params: map[string]any{"raw": "{session: "},
+			status: http.StatusBadRequest,
+		},
+		{name: "neither", stored: json5Doc, params: map[string]any{}, status: http.StatusBadRequest, message: "params.raw: required (or params.patch)"},
+		{name: "both", stored: json5Doc, params: map[string]any{"raw": "{}", "patch": map[string]any{}}, status: http.StatusBadRequest, message: "params.patch: give raw or patch, not both"},
+		{name: "patch not an object", stored: json5Doc, params: map[string]any{"patch": []int{1}}, status: http.StatusBadRequest, message: "params.patch: must be a JSON object"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, tc.stored)
+			r := f.call("config.patch", tc.params)
+			if tc.status != 0 {
+				if r.status != tc.status || r.Error == nil || r.Error.Code != fault.Invalid {
+					t.Fatalf("got %d %+v; want %d invalid", r.status, r.Error, tc.status)
+				}
+				if tc.message != "" && r.Error.Message != tc.message {
+					t.Fatalf("message %q; want %q", r.Error.Message, tc.message)
+				}
+				if raw, _, _ := f.config.Fetch(context.Background()); f.config.puts != 0 || string(raw) != tc.stored {
+					t.Fatalf("stored %q after %d puts; want %q unchanged", raw, f.config.puts, tc.stored)
+				}
+				return
+			}
+			var got struct {
+				Version  string
+				Warnings []string
+			}
+			r.decode(t, &got)
+			raw, version, err := f.config.Fetch(context.Background())
+			if err != nil || got.Version != version || f.config.puts != 1 {
+				t.Fatalf("answer %+v; stored version %s (%v) after %d puts", got, version, err, f.config.puts)
+			}
+			if got.Warnings == nil {
+				t.Fatal("warnings is null; want a list")
+			}
+			if tc.want == nil {
+				if string(raw) != tc.wantRaw {
+					t.Fatalf("stored %q; want %q", raw, tc.wantRaw)
+				}
+				return
+			}
+			var doc map[string]any
+			if err := json.Unmarshal(raw, &doc); err != nil {
+				t.Fatalf("stored document is not JSON: %v: %s", err, raw)
+			}
+			if !reflect.DeepEqual(doc, tc.want) {
+				t.Fatalf("stored %s; want %v", raw, tc.want)
+			}
+			if _, err := config.Parse(raw); err != nil {
+				t.Fatalf("stored document does not parse: %v", err)
+			}
+		})
+	}
+}
+
+func TestMergePatch(t *testing.T) {
+	// RFC 7386 appendix A examples.
+	tests := []struct{ name, target, patch, want string }{
+		{"replace", `{"a":"b"}`, `{"a":"c"}`, `{"a":"c"}`},
+		{"add", `{"a":"b"}`, `{"b":"c"}`, `{"a":"b","b":"c"}`},
+		{"delete", `{"a":"b"}`, `{"a":null}`, `{}`},
+		{"delete one", `{"a":"b","b":"c"}`, `{"a":null}`, `{"b":"c"}`},
+		{"array replaces", `{"a":["b"]}`, `{"a":"c"}`, `{"a":"c"}`},
+		{"value to array", `{"a":"c"}`, `{"a":["b"]}`, `{"a":["b"]}`},
+		{"nested", `{"a":{"b":"c"}}`, `{"a":{"b":"d","c":null}}`, `{"a":{"b":"d"}}`},
+		{"array of objects replaces", `{"a":[{"b":"c"}]}`, `{"a":[1]}`, `{"a":[1]}`},
+		{"not an object target", `["a","b"]`, `{"a":"b"}`, `{"a":"b"}`},
+		{"nested null creates nothing", `{}`, `{"a":{"bb":{"ccc":null}}}`, `{"a":{"bb":{}}}`},
+		{"numbers stay exact", `{"n":12345678901234567890}`, `{"m":1.50}`, `{"m":1.50,"n":12345678901234567890}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			target, _ := decodeJSON([]byte(tc.target))
+			patch, _ := decodeJSON([]byte(tc.patch))
+			out, err := json.Marshal(mergePatch(target, patch))
+			if err != nil || string(out) != tc.want {
+				t.Fatalf("got %s (%v); want %s", out, err, tc.want)
+			}
+		})
+	}
+}
+
+// TestConfigPatchApplies: a patched config is what the next call sees.
+func TestConfigPatchApplies(t *testing.T) {
+	f := newFixture(t, "")
+	var res struct{ Version string }
+	f.call("config.patch", map[string]any{"patch": map[string]any{"session": map[string]any{"sendPolicy": map[string]any{"default": "deny"}}}}).decode(t, &res)
+	r := f.call("agent", map[string]any{"message": "hi", "deliver": true, "channel": "telegram", "to": "1"})
+	r.wantError(t, http.StatusBadRequest, fault.Invalid, "sending is denied for this session by session.sendPolicy")
+	if !strings.HasPrefix(res.Version, "1") {
+		t.Fatalf("version %q", res.Version)
+	}
+}
