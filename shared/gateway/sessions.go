@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -148,8 +147,10 @@ type listParams struct {
 // messages from its transcript; includeGlobal/includeUnknown add the
 // reserved sessions "global" and "unknown" when they exist.
 //
-// Store calls: 1 List, plus 1 Get per include flag; with messageLimit, one
-// transcript read per row that has a transcript (up to 8 at once).
+// Store calls: 1 List, plus 1 Get per include flag; with messageLimit,
+// per row that has a transcript, the newest parts until it has its
+// messages (usually 1 window of up to 8 part reads; rows up to 8 at
+// once).
 func (g *gateway) sessionsList(ctx context.Context, params json.RawMessage) (any, error) {
 	var p listParams
 	if err := decodeParams(params, &p); err != nil {
@@ -241,7 +242,7 @@ func (g *gateway) sessionsList(ctx context.Context, params json.RawMessage) (any
 }
 
 // addMessages fills each row's last n user/assistant messages, reading
-// the transcripts a few at a time. A session with no transcript part yet
+// a few rows' transcripts at a time. A session with no transcript part yet
 // costs nothing.
 func (g *gateway) addMessages(ctx context.Context, rows []Row, entries []session.Entry, n int) error {
 	var (
@@ -257,7 +258,7 @@ func (g *gateway) addMessages(ctx context.Context, rows []Row, entries []session
 		wg.Go(func() {
 			slots <- struct{}{}
 			defer func() { <-slots }()
-			msgs, err := g.readMessages(ctx, rows[i].TranscriptPath, false, n)
+			msgs, err := g.readMessages(ctx, rows[i].TranscriptPath, entries[i].TranscriptSeq, false, n)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -269,50 +270,6 @@ func (g *gateway) addMessages(ctx context.Context, rows []Row, entries []session
 	}
 	wg.Wait()
 	return first
-}
-
-// readMessages reads the transcript at path and returns the raw message
-// objects of its last n "message" lines, every field kept as written;
-// toolResult messages only with includeTools (and only user and
-// assistant messages without it).
-func (g *gateway) readMessages(ctx context.Context, path string, includeTools bool, n int) ([]json.RawMessage, error) {
-	stream, err := g.Transcripts.Read(ctx, path)
-	if err != nil {
-		return nil, err
-	}
-	out := []json.RawMessage{}
-	for raw := range bytes.SplitSeq(stream, []byte("\n")) {
-		raw = bytes.TrimSpace(raw)
-		if len(raw) == 0 {
-			continue
-		}
-		var line struct {
-			Type    string          `json:"type"`
-			Message json.RawMessage `json:"message"`
-		}
-		// Unparseable lines are skipped, as transcript.Lines does: upstream
-		// files may carry line types ZERO does not know.
-		if json.Unmarshal(raw, &line) != nil || line.Type != "message" || len(line.Message) == 0 {
-			continue
-		}
-		var m struct {
-			Role string `json:"role"`
-		}
-		if json.Unmarshal(line.Message, &m) != nil {
-			continue
-		}
-		switch {
-		case m.Role == "user" || m.Role == "assistant":
-		case includeTools && m.Role == "toolResult":
-		default:
-			continue
-		}
-		out = append(out, line.Message)
-	}
-	if len(out) > n {
-		out = out[len(out)-n:]
-	}
-	return out, nil
 }
 
 // historyParams are the params of chat.history.
@@ -327,15 +284,18 @@ type historyParams struct {
 // accepts one (as the seed's sessions_history does).
 var uuidShape = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
-// chatHistory returns a session's transcript messages as written (the raw
-// message objects of its "message" lines): {sessionKey, sessionId,
-// messages}. The session is sessionId (Lookup), else sessionKey (default
+// chatHistory returns a session's transcript messages, the message
+// objects of its "message" lines in the transcript's format
+// (transcript.Message: role, content blocks, timestamp, usage, ...):
+// {sessionKey, sessionId, messages}. The session is sessionId (Lookup), else sessionKey (default
 // "main"; a sessionId passed as sessionKey is looked up too). limit
 // (default 50, at most 500) keeps the last messages; toolResult messages
 // only with includeTools.
 //
-// Store calls: 1 Get (or 1 Lookup), then one transcript read (an S3 list
-// and one get per part) unless the session has no part yet.
+// Store calls: 1 Get (or 1 Lookup), then, unless the session has no
+// transcript part yet, part reads from the newest back, 8 at a time,
+// until limit messages are found (one part per turn: 1-2 windows for the
+// default limit). Transcripts without Part read every part.
 func (g *gateway) chatHistory(ctx context.Context, params json.RawMessage) (any, error) {
 	var p historyParams
 	if err := decodeParams(params, &p); err != nil {
@@ -364,7 +324,7 @@ func (g *gateway) chatHistory(ctx context.Context, params json.RawMessage) (any,
 	}
 	msgs := []json.RawMessage{}
 	if e.TranscriptSeq > 0 {
-		if msgs, err = g.readMessages(ctx, transcriptPath(key, e), p.IncludeTools, limit); err != nil {
+		if msgs, err = g.readMessages(ctx, transcriptPath(key, e), e.TranscriptSeq, p.IncludeTools, limit); err != nil {
 			return nil, err
 		}
 	}

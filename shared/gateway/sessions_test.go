@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/zero-gateway/zero/shared/fault"
@@ -368,4 +369,60 @@ func TestStatus(t *testing.T) {
 		t.Fatalf("status without sessions or config %+v", got)
 	}
 	empty.call("status", map[string]any{"x": 1}).wantError(t, http.StatusBadRequest, fault.Invalid, "params.x: unknown field")
+}
+
+func TestHistoryReads(t *testing.T) {
+	const parts = 100
+	newLong := func(t *testing.T, deps ...func(*Deps)) *fixture {
+		f := newFixture(t, "", deps...)
+		f.seed(mainKey, session.Entry{SessionID: mainSID, AgentID: "main", UpdatedAt: 1, TranscriptSeq: parts})
+		path := transcript.Path("main", mainSID, "")
+		for seq := int64(1); seq <= parts; seq++ {
+			n := strconv.FormatInt(seq, 10)
+			f.writeTranscript(path, seq, textLine("u"+n, "user", "q"+n), textLine("a"+n, "assistant", "a"+n))
+		}
+		return f
+	}
+	tests := []struct {
+		name     string
+		deps     func(*Deps)
+		limit    int
+		texts    []string
+		maxCalls int
+	}{
+		{"part by part from the newest", nil, 3, []string{"a99", "q100", "a100"}, partWindow},
+		{"a second window when needed", nil, 20, nil, 2 * partWindow},
+		{"whole transcript without Part", func(d *Deps) { d.Transcripts = struct{ TranscriptReader }{d.Transcripts} }, 3, []string{"a99", "q100", "a100"}, parts + 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var deps []func(*Deps)
+			if tc.deps != nil {
+				deps = append(deps, tc.deps)
+			}
+			f := newLong(t, deps...)
+			before := f.bucket.Calls
+			var got struct{ Messages []json.RawMessage }
+			f.call("chat.history", map[string]any{"limit": tc.limit}).decode(t, &got)
+			if calls := f.bucket.Calls - before; calls > tc.maxCalls {
+				t.Errorf("%d bucket calls; want at most %d", calls, tc.maxCalls)
+			}
+			if len(got.Messages) != tc.limit {
+				t.Fatalf("%d messages; want %d", len(got.Messages), tc.limit)
+			}
+			if tc.texts != nil && !slices.Equal(texts(t, got.Messages), tc.texts) {
+				t.Fatalf("messages %q; want %q", texts(t, got.Messages), tc.texts)
+			}
+		})
+	}
+
+	t.Run("a deleted transcript reads as what is left", func(t *testing.T) {
+		f := newLong(t)
+		f.bucket.Delete(transcript.PartKey(transcript.Path("main", mainSID, ""), 99))
+		var got struct{ Messages []json.RawMessage }
+		f.call("chat.history", map[string]any{"limit": 5}).decode(t, &got)
+		if !slices.Equal(texts(t, got.Messages), []string{"q100", "a100"}) {
+			t.Fatalf("messages %q; want the part after the gap", texts(t, got.Messages))
+		}
+	})
 }
