@@ -72,9 +72,9 @@ type Enqueuer interface {
 // for the methods that use it; a nil one makes those methods fail with
 // "internal" (and a log line) rather than panic.
 type Deps struct {
-	// Token is the API bearer token. Empty: every call is refused 401
-	// (and that is logged once), so a deployment without a token is
-	// closed, never open.
+	// Token is the API bearer token (surrounding blanks ignored). Empty:
+	// every call is refused 401 (and that is logged once), so a
+	// deployment without a token is closed, never open.
 	Token       string
 	Settings    Settings
 	Config      ConfigStore
@@ -95,6 +95,9 @@ func New(d Deps) http.Handler {
 	if d.Log == nil {
 		d.Log = slog.Default()
 	}
+	// A token read from a file or a secret often ends in a newline; the
+	// header's token is trimmed too.
+	d.Token = strings.TrimSpace(d.Token)
 	g := &gateway{Deps: d}
 	if d.Token != "" {
 		sum := sha256.Sum256([]byte(d.Token))

@@ -30,6 +30,8 @@ func TestAuth(t *testing.T) {
 		{"right token", testToken, "Bearer " + testToken, http.StatusOK},
 		{"scheme is case-insensitive", testToken, "bearer " + testToken, http.StatusOK},
 		{"no token configured refuses all", "", "Bearer ", http.StatusUnauthorized},
+		{"a blank token is no token", " \n", "Bearer  ", http.StatusUnauthorized},
+		{"the configured token is trimmed", testToken + "\n", "Bearer " + testToken, http.StatusOK},
 		{"no token configured refuses a guess", "", "Bearer " + testToken, http.StatusUnauthorized},
 	}
 	for _, tc := range tests {

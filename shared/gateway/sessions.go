@@ -58,7 +58,7 @@ type Row struct {
 	DeliveryContext *deliveryContext  `json:"deliveryContext,omitempty"`
 	TranscriptPath  string            `json:"transcriptPath"`
 	Label           string            `json:"label,omitempty"`
-	Messages        []json.RawMessage `json:"messages,omitempty"`
+	Messages        []json.RawMessage `json:"messages,omitzero"` // only with messageLimit > 0 ([] when none)
 }
 
 type deliveryContext struct {
@@ -252,6 +252,7 @@ func (g *gateway) addMessages(ctx context.Context, rows []Row, entries []session
 		slots = make(chan struct{}, transcriptReads)
 	)
 	for i := range rows {
+		rows[i].Messages = []json.RawMessage{}
 		if entries[i].TranscriptSeq == 0 {
 			continue
 		}

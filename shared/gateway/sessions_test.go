@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/zero-gateway/zero/shared/fault"
@@ -79,6 +80,8 @@ func TestSessionsList(t *testing.T) {
 		params   map[string]any
 		keys     []string
 		messages map[string][]string // key -> message texts
+		// emptyMessages: rows carry "messages": [] (not absent)
+		emptyMessages bool
 	}{
 		{name: "default agent, newest first", params: map[string]any{}, keys: []string{mainKey, groupKey, topicKey, cronKey, dmKey}},
 		{name: "limit", params: map[string]any{"limit": 2}, keys: []string{mainKey, groupKey}},
@@ -89,7 +92,12 @@ func TestSessionsList(t *testing.T) {
 		{name: "include global, active only", params: map[string]any{"includeGlobal": true, "activeMinutes": 10}, keys: []string{mainKey, groupKey, topicKey, cronKey}},
 		{
 			name: "messages", params: map[string]any{"messageLimit": 2, "limit": 3}, keys: []string{mainKey, groupKey, topicKey},
-			messages: map[string][]string{mainKey: {"assistant:toolCall", "four"}, topicKey: {"topic"}},
+			messages:      map[string][]string{mainKey: {"assistant:toolCall", "four"}, topicKey: {"topic"}},
+			emptyMessages: true, // the group's
+		},
+		{
+			name: "messages of a session without transcript", params: map[string]any{"messageLimit": 1, "kinds": []string{"cron"}}, keys: []string{cronKey},
+			emptyMessages: true,
 		},
 	}
 	for _, tc := range tests {
@@ -97,7 +105,11 @@ func TestSessionsList(t *testing.T) {
 			f := newFixture(t, "")
 			seedSessions(f)
 			var got struct{ Sessions []Row }
-			f.call("sessions.list", tc.params).decode(t, &got)
+			r := f.call("sessions.list", tc.params)
+			r.decode(t, &got)
+			if tc.emptyMessages != strings.Contains(string(r.Result), `"messages":[]`) {
+				t.Errorf("result %s; want \"messages\":[] %v", r.Result, tc.emptyMessages)
+			}
 			var keys []string
 			for _, r := range got.Sessions {
 				keys = append(keys, r.Key)
