@@ -159,6 +159,7 @@ func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Authenticate before anything else, so an anonymous caller learns
 	// nothing about the API (not even which methods exist).
 	if !g.authorized(ctx, r) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="zero"`)
 		g.writeError(ctx, w, "", fault.New(fault.Unauthorized, "missing or wrong bearer token"))
 		return
 	}
