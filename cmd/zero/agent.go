@@ -216,7 +216,9 @@ func agentTurn(ctx context.Context, client *gatewayClient, params agentParams, t
 }
 
 // waitRun calls agent.wait until the run ends (ok or error) or deadline
-// passes. A run that ended in error is an error.
+// passes. A run that ended in error, or timed out on its own time limit
+// (status timeout with endedAt), is an error; timeout without endedAt only
+// means this wait ended first, so the next one starts.
 func waitRun(ctx context.Context, client *gatewayClient, runID string, deadline time.Time, timeout time.Duration) (waitResult, error) {
 	for {
 		left := time.Until(deadline)
@@ -235,6 +237,10 @@ func waitRun(ctx context.Context, client *gatewayClient, runID string, deadline 
 		case "error":
 			return res, fmt.Errorf("run %s failed: %s", runID, runError(res.Error))
 		case "timeout":
+			if ended := plainJSON(res.EndedAt); ended != "-" && ended != "0" {
+				// The run ended on its own time limit, not this wait.
+				return res, fmt.Errorf("run %s timed out (the agent's own time limit)", runID)
+			}
 			continue
 		default:
 			return res, fmt.Errorf("run %s: agent.wait answered status %q", runID, res.Status)

@@ -42,6 +42,8 @@ func waitAnswers(t *testing.T, calls *atomic.Int32, statuses ...string) rpcHandl
 			res["startedAt"], res["endedAt"] = 1700000000100, 1700000001100
 		case "error":
 			res["error"] = "model refused: quota exceeded"
+		case "run-timeout":
+			res["status"], res["startedAt"], res["endedAt"] = "timeout", 1700000000100, 1700000601100
 		}
 		return 200, rpcSuccess(res)
 	}
@@ -119,6 +121,13 @@ func TestAgent(t *testing.T) {
 			args:        []string{"--message", "hello", "--wait"},
 			waits:       []string{"timeout", "error"},
 			wantErr:     "run run-1 failed: model refused: quota exceeded",
+			wantMethods: []string{"agent", "agent.wait", "agent.wait"},
+		},
+		{
+			name:        "run hit its own time limit",
+			args:        []string{"--message", "hello", "--wait"},
+			waits:       []string{"timeout", "run-timeout"},
+			wantErr:     "run run-1 timed out (the agent's own time limit)",
 			wantMethods: []string{"agent", "agent.wait", "agent.wait"},
 		},
 		{
