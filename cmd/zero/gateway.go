@@ -61,7 +61,8 @@ func (g *gatewayFlags) client(getenv func(string) string) (*gatewayClient, error
 		return nil, fmt.Errorf("no gateway token: pass --token or set %s", gatewayTokenEnv)
 	}
 	return &gatewayClient{
-		url:   strings.TrimRight(raw, "/"),
+		// The endpoint is <url>/rpc; a URL given with /rpc means the same.
+		url:   strings.TrimSuffix(strings.TrimRight(raw, "/"), "/rpc"),
 		token: token,
 		http:  &http.Client{},
 	}, nil

@@ -98,11 +98,10 @@ func (r *simulatedRunner) turn(ctx context.Context, m inbound.Message) error {
 	return r.runs.Finish(ctx, runrecord.Record{RunID: runID, Status: runrecord.StatusOK, EndedAt: time.Now().UnixMilli()}, nil)
 }
 
-// TestAgainstGateway runs the commands against the real gateway handler
-// (shared/gateway) over in-memory stores, so the CLI's params pass the
-// gateway's strict decoding and its answers decode as the CLI expects.
-func TestAgainstGateway(t *testing.T) {
-	runner := startSimulatedRunner(t)
+// startGateway serves the real gateway handler over runner's stores and
+// points ZERO_GATEWAY_URL and ZERO_GATEWAY_TOKEN at it.
+func startGateway(t *testing.T, runner *simulatedRunner) {
+	t.Helper()
 	srv := httptest.NewServer(gateway.New(gateway.Deps{
 		Token: testGatewayToken, Config: fixedConfig{}, Sessions: runner.sessions, Runs: runner.runs,
 		Transcripts: runner.log, Queue: runner, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
@@ -110,6 +109,13 @@ func TestAgainstGateway(t *testing.T) {
 	t.Cleanup(srv.Close)
 	t.Setenv(gatewayURLEnv, srv.URL)
 	t.Setenv(gatewayTokenEnv, testGatewayToken)
+}
+
+// TestAgainstGateway runs the commands against the real gateway handler
+// (shared/gateway) over in-memory stores, so the CLI's params pass the
+// gateway's strict decoding and its answers decode as the CLI expects.
+func TestAgainstGateway(t *testing.T) {
+	startGateway(t, startSimulatedRunner(t))
 
 	// Steps run in order: the agent turn creates the session the later
 	// steps list.

@@ -146,6 +146,7 @@ func TestGatewayFlagsClient(t *testing.T) {
 		{name: "defaults and env token", env: map[string]string{gatewayTokenEnv: "e"}, wantURL: defaultGatewayURL, wantToken: "e"},
 		{name: "env URL", env: map[string]string{gatewayURLEnv: "https://gw.example/", gatewayTokenEnv: "e"}, wantURL: "https://gw.example", wantToken: "e"},
 		{name: "flags win", flags: gatewayFlags{url: "http://flag:1", token: "f"}, env: map[string]string{gatewayURLEnv: "http://env:2", gatewayTokenEnv: "e"}, wantURL: "http://flag:1", wantToken: "f"},
+		{name: "endpoint given", flags: gatewayFlags{url: "https://gw.example/prod/rpc/", token: "f"}, wantURL: "https://gw.example/prod", wantToken: "f"},
 		{name: "missing token", env: map[string]string{gatewayURLEnv: "http://env:2"}, wantErr: "pass --token or set ZERO_GATEWAY_TOKEN"},
 		{name: "bad URL", flags: gatewayFlags{url: "localhost:3000", token: "f"}, wantErr: `gateway URL "localhost:3000"`},
 	}

@@ -6,6 +6,7 @@
 //	zero status         the gateway's health, config version and recent sessions
 //	zero sessions       the gateway's sessions
 //	zero agent          send a message to the agent (and wait for the reply)
+//	zero chat           talk to the agent line by line
 //	zero gateway call   call any gateway API method
 //	zero telegram       set the Telegram bot's webhook (set-webhook)
 //
@@ -39,6 +40,7 @@ var commands = map[string]command{
 	"status":   {summary: "the gateway: reachable or not, config version, recent sessions (--json --url URL --token TOKEN)", run: runStatus},
 	"sessions": {summary: "the gateway's sessions (--json --active MINUTES --limit N --agent ID)", run: runSessions},
 	"agent":    {summary: "send a message to the agent; with --wait print the reply (--message TEXT --session KEY --wait --timeout 120s --json)", run: runAgent},
+	"chat":     {summary: "talk to the agent: each line read is sent, each reply printed (--session KEY --timeout 120s)", run: runChat},
 	"gateway":  {summary: "call a gateway API method (call METHOD --params JSON --json)", run: runGateway},
 	"telegram": {summary: "point the Telegram bot at the webhook (set-webhook --url PUBLIC_URL --secret S --token T --drop-pending)", run: runTelegram},
 }

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+)
+
+// maxChatLine bounds one line read by `zero chat`.
+const maxChatLine = 1 << 20
+
+// runChat is `zero chat`: an interactive loop over one session. Each line
+// read from standard input is sent to the agent; the reply is printed when
+// the run ends.
+func runChat(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return chat(ctx, args, os.Stdin, stdout, stderr)
+}
+
+// chat is runChat reading from in.
+func chat(ctx context.Context, args []string, in io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("zero chat", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var conn gatewayFlags
+	conn.register(fs)
+	sessionKey := fs.String("session", "", "the session `key` (default: the gateway's main session)")
+	timeout := fs.Duration("timeout", 120*time.Second, "how long to wait for each reply")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: zero chat [--session KEY] [--timeout 120s] [--url URL] [--token TOKEN]")
+		fmt.Fprintln(stderr)
+		fmt.Fprintln(stderr, "Reads a line, sends it to the agent, waits for the run and prints the reply;")
+		fmt.Fprintln(stderr, "again until end of input or /exit. The prompt and errors go to stderr.")
+		fmt.Fprintln(stderr)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return fmt.Errorf("zero chat takes no arguments, got %q", fs.Args())
+	}
+	if *timeout <= 0 {
+		return fmt.Errorf("--timeout must be positive, got %s", *timeout)
+	}
+	client, err := conn.client(os.Getenv)
+	if err != nil {
+		return err
+	}
+	key := strings.TrimSpace(*sessionKey)
+	lines := bufio.NewScanner(in)
+	lines.Buffer(make([]byte, 0, 64<<10), maxChatLine)
+	for {
+		fmt.Fprint(stderr, "> ")
+		if !lines.Scan() {
+			fmt.Fprintln(stderr)
+			if err := lines.Err(); err != nil {
+				return fmt.Errorf("read input: %w", err)
+			}
+			return nil
+		}
+		text := strings.TrimSpace(lines.Text())
+		switch text {
+		case "":
+			continue
+		case "/exit", "/quit":
+			return nil
+		}
+		params := agentParams{Message: text, SessionKey: key, IdempotencyKey: newIdempotencyKey()}
+		report, err := agentTurn(ctx, client, params, *timeout)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if report.SessionKey != "" {
+			key = report.SessionKey // stay in the session the first turn resolved
+		}
+		var ge *gatewayError
+		switch {
+		case errors.As(err, &ge) && ge.Status == 401:
+			return err // every later line would fail the same way
+		case err != nil:
+			fmt.Fprintln(stderr, "error:", err)
+		case report.Reply == "":
+			fmt.Fprintln(stderr, "(no text reply)")
+		default:
+			fmt.Fprintln(stdout, report.Reply)
+		}
+	}
+}
