@@ -48,7 +48,7 @@ func runSessions(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	conn.register(fs)
 	asJSON := fs.Bool("json", false, `print {"sessions": [...]} with the rows as the gateway returned them`)
 	active := fs.Int("active", 0, "only sessions updated in the last `minutes`")
-	limit := fs.Int("limit", 0, "at most N sessions (default: the gateway's)")
+	limit := fs.Int("limit", 0, "at most `N` sessions (default: the gateway's, 50)")
 	agentID := fs.String("agent", "", "only the sessions of agent `ID`")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: zero sessions [--json] [--active MINUTES] [--limit N] [--agent ID] [--url URL] [--token TOKEN]")
