@@ -35,6 +35,7 @@ var devParams = []devParam{
 	{"OPENAI_API_KEY", "OpenAIAPIKey"},
 	{"OPENAI_BASE_URL", "OpenAIBaseURL"},
 	{"ZERO_MODEL", "ZeroModel"},
+	{"ZERO_GATEWAY_TOKEN", "GatewayToken"},
 }
 
 // devSettings are the template parameters for `zero dev` and what the user
@@ -45,6 +46,9 @@ type devSettings struct {
 	// here (then it may be printed) or came from the environment (never printed).
 	secret    string
 	generated bool
+	// gatewayToken is the gateway API's token, generated unless
+	// ZERO_GATEWAY_TOKEN is set; it is printed either way (it is local).
+	gatewayToken string
 	// standIn: no bot is configured, so replies go to a local stand-in.
 	standIn bool
 	notes   []string
@@ -79,6 +83,16 @@ func devParamsFromEnv(getenv func(string) string) (devSettings, error) {
 		s.secret = base64.RawURLEncoding.EncodeToString(b[:])
 		s.generated = true
 		s.params["TelegramWebhookSecret"] = s.secret
+	}
+	if v, ok := s.params["GatewayToken"]; ok {
+		s.gatewayToken = v
+	} else {
+		var b [24]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return s, fmt.Errorf("generate gateway token: %w", err)
+		}
+		s.gatewayToken = base64.RawURLEncoding.EncodeToString(b[:])
+		s.params["GatewayToken"] = s.gatewayToken
 	}
 	if _, ok := s.params["ZeroModel"]; !ok {
 		if getenv("OPENAI_API_KEY") != "" {
@@ -190,6 +204,8 @@ func runDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fmt.Fprintln(stdout, "webhook secret: from $TELEGRAM_WEBHOOK_SECRET")
 	}
 	fmt.Fprintf(stdout, "model: %s\n", settings.params["ZeroModel"])
+	fmt.Fprintf(stdout, "gateway: %s/rpc (token %s; export ZERO_GATEWAY_URL=%s ZERO_GATEWAY_TOKEN=%s for the zero CLI)\n",
+		st.FrontURL, settings.gatewayToken, st.FrontURL, settings.gatewayToken)
 	if conf.loc.exists {
 		fmt.Fprintf(stdout, "config: %s (edits apply within seconds)\n\n", conf.loc.path)
 	} else {

@@ -101,10 +101,11 @@ func TestDevParamsFromEnv(t *testing.T) {
 			env: map[string]string{
 				"TELEGRAM_BOT_TOKEN": "1:real", "TELEGRAM_WEBHOOK_SECRET": "mine", "TELEGRAM_API_BASE_URL": "http://fake",
 				"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": "http://llm", "ZERO_MODEL": "openai/x",
+				"ZERO_GATEWAY_TOKEN": "gw-token-0123456789",
 			},
 			wantParams: map[string]string{
 				"TelegramBotToken": "1:real", "TelegramWebhookSecret": "mine", "TelegramAPIBaseURL": "http://fake",
-				"OpenAIAPIKey": "k", "OpenAIBaseURL": "http://llm", "ZeroModel": "openai/x",
+				"OpenAIAPIKey": "k", "OpenAIBaseURL": "http://llm", "ZeroModel": "openai/x", "GatewayToken": "gw-token-0123456789",
 			},
 		},
 		{
@@ -136,6 +137,9 @@ func TestDevParamsFromEnv(t *testing.T) {
 			}
 			if len(s.notes) != tt.wantNotes {
 				t.Errorf("notes = %q, want %d", s.notes, tt.wantNotes)
+			}
+			if len(s.gatewayToken) < 16 || s.params["GatewayToken"] != s.gatewayToken {
+				t.Errorf("gateway token %q is too short or not passed on", s.gatewayToken)
 			}
 		})
 	}

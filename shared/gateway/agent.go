@@ -28,7 +28,7 @@ const (
 // internalChannel is the channel of a message whose reply is not
 // delivered: the runner has no sender for it, so the reply is kept in the
 // transcript only.
-const internalChannel = "internal"
+const internalChannel = inbound.Internal
 
 // thinkingLevels are the values of thinking (agent) and thinkingLevel
 // (sessions.patch), as upstream names them.

@@ -20,6 +20,11 @@ const (
 	Channel = "channel"
 )
 
+// Internal is the channel of a run requested through the gateway API
+// without delivery: the runner has no sender for it, so the reply stays in
+// the transcript.
+const Internal = "internal"
+
 // Kinds of message. The zero value is an ordinary message that starts a turn.
 const (
 	// KindMigrate moves the session at MigrateFrom to SessionKey (a

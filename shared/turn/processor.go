@@ -115,7 +115,7 @@ func (p *Processor) Handle(ctx context.Context, m inbound.Message, attempt int) 
 	t.cmd = parseCommand(m.Text, cfg.ResetTriggers())
 	entry := p.startSession(ctx, t)
 	entry = p.prepareEntry(entry, m)
-	path := transcript.Path(entry.AgentID, entry.SessionID, topicOf(m))
+	path := transcript.Path(entry.AgentID, entry.SessionID, topicOf(m, entry))
 	var history []model.Message
 	if snap.Context != nil && snap.Context.SessionID == entry.SessionID {
 		history = snap.Context.Messages
@@ -176,6 +176,9 @@ func (p *Processor) Handle(ctx context.Context, m inbound.Message, attempt int) 
 
 	entry.Version++
 	rec := Record{MessageID: m.ID, SessionKey: m.SessionKey, State: Committed, Reply: out.text, Delivery: entry.DeliveryContext}
+	if m.Channel == inbound.Internal {
+		rec.Delivery = session.DeliveryContext{Channel: inbound.Internal} // nothing is sent
+	}
 	// Command answers go to whoever sent the command; the send policy
 	// governs the assistant's output.
 	if !out.command && !cfg.SendPolicy().Allows(m.SessionKey, entry.Channel, entry.ChatType, entry.SendPolicy) {
@@ -366,7 +369,7 @@ func (p *Processor) config(ctx context.Context) (*config.Config, error) {
 func (p *Processor) deliver(ctx context.Context, m inbound.Message, rec Record) error {
 	if rec.Withheld {
 		p.log().InfoContext(ctx, "reply withheld by the send policy", "message", m.ID, "session", m.SessionKey)
-	} else if rec.Reply != "" {
+	} else if rec.Reply != "" && rec.Delivery.Channel != inbound.Internal {
 		sender, ok := p.Senders[rec.Delivery.Channel]
 		if !ok {
 			p.log().WarnContext(ctx, "no sender for channel; reply kept in transcript only", "channel", rec.Delivery.Channel, "message", m.ID)
@@ -419,6 +422,12 @@ func (p *Processor) prepareEntry(stored session.Entry, m inbound.Message) sessio
 		// names no agent. A session keeps its agent (and so its
 		// transcript folder) for life.
 		e.AgentID = session.NormalizeAgentID(m.AgentID)
+	}
+	if m.Channel == inbound.Internal && e.Channel != "" {
+		// A run requested through the API without delivery: the session
+		// keeps the routing its channel gave it.
+		e.Touch(p.Now().UnixMilli())
+		return e
 	}
 	e.Channel = m.Channel
 	e.ChatType = m.ChatType
@@ -653,7 +662,14 @@ func undeliverable(err error) bool {
 
 // topicOf is the thread that gets its own transcript file: Telegram forum
 // topics, as the seed lays them out.
-func topicOf(m inbound.Message) string {
+func topicOf(m inbound.Message, e session.Entry) string {
+	if m.Channel == inbound.Internal {
+		// An API run in a topic session writes to the topic's file.
+		if e.Channel == "telegram" && e.ChatType != inbound.Direct {
+			return e.LastThreadID
+		}
+		return ""
+	}
 	if m.Channel == "telegram" && m.ChatType != inbound.Direct {
 		return m.ThreadID
 	}

@@ -347,3 +347,20 @@ func TestMigrationKeepsTheSession(t *testing.T) {
 		t.Fatalf("entry after the move = %+v; want the same transcript at seq 2", e)
 	}
 }
+
+// TestAPIRunKeepsRouting: a run requested through the gateway without
+// delivery (channel internal) leaves the session's channel routing alone.
+func TestAPIRunKeepsRouting(t *testing.T) {
+	r := newRig()
+	r.handle(t, msg(1, "from telegram"))
+	api := msg(2, "from the API")
+	api.ID, api.Channel, api.To, api.From = "api:k1", inbound.Internal, "api", ""
+	r.handle(t, api)
+	e := r.entry(t, "agent:main:main")
+	if e.LastChannel != "telegram" || e.DeliveryContext.To != "7" || e.Channel != "telegram" || e.TranscriptSeq != 2 {
+		t.Fatalf("entry after an API run %+v; want telegram routing kept and the turn recorded", e)
+	}
+	if len(r.sender.sent) != 1 {
+		t.Fatalf("sent %d; the API run delivers nothing", len(r.sender.sent))
+	}
+}

@@ -145,6 +145,8 @@ func (l *invocationLog) snapshot() (batches, requests []invocation) {
 const (
 	e2eToken  = "123456:e2e-token"
 	e2eSecret = "e2e_secret-1"
+	// e2eGatewayToken is the gateway API's bearer token.
+	e2eGatewayToken = "e2e-gateway-token-0123456789"
 	// e2eConfig admits the sample update's sender (the webhook admits
 	// nobody on a channel without allowFrom).
 	e2eConfig = `{channels: {telegram: {allowFrom: ["*"], owners: ["*"]}}}`
@@ -166,7 +168,7 @@ func e2eStack(t *testing.T, quiet bool, configTTL time.Duration) (*Stack, *fakeT
 		Prefix:   uniquePrefix(t, "e2e"),
 		Params: map[string]string{
 			"TelegramBotToken": e2eToken, "TelegramWebhookSecret": e2eSecret,
-			"TelegramAPIBaseURL": tg.URL, "ZeroModel": "zero/echo",
+			"TelegramAPIBaseURL": tg.URL, "ZeroModel": "zero/echo", "GatewayToken": e2eGatewayToken,
 		},
 		Config:    []byte(e2eConfig),
 		ConfigTTL: configTTL,

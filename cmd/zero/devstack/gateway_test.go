@@ -1,0 +1,135 @@
+package devstack
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// rpc calls the gateway API on the local stack's front and decodes the
+// answer.
+func rpc(t *testing.T, st *Stack, token, method string, params any) (int, map[string]any) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"method": method, "params": params})
+	req, _ := http.NewRequest(http.MethodPost, st.FrontURL+"/rpc", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("POST /rpc %s: %v", method, err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		t.Fatalf("%s: undecodable answer (status %d): %v", method, resp.StatusCode, err)
+	}
+	return resp.StatusCode, out
+}
+
+func result(t *testing.T, out map[string]any) map[string]any {
+	t.Helper()
+	r, ok := out["result"].(map[string]any)
+	if !ok || out["ok"] != true {
+		t.Fatalf("answer %v; want ok with a result", out)
+	}
+	return r
+}
+
+// TestGatewayAPI runs the gateway through the real bootstrap under the RIE
+// and the front, with the runner answering through the queue.
+func TestGatewayAPI(t *testing.T) {
+	st, _, _ := e2eStack(t, true, 0)
+
+	t.Run("auth", func(t *testing.T) {
+		for _, token := range []string{"", "wrong-token"} {
+			if code, out := rpc(t, st, token, "status", map[string]any{}); code != http.StatusUnauthorized || out["ok"] != false {
+				t.Fatalf("token %q: %d %v; want 401", token, code, out)
+			}
+		}
+	})
+	t.Run("bad requests", func(t *testing.T) {
+		if code, out := rpc(t, st, e2eGatewayToken, "no.such.method", map[string]any{}); code != http.StatusBadRequest || !strings.Contains(fmt.Sprint(out), "no.such.method") {
+			t.Fatalf("unknown method: %d %v", code, out)
+		}
+		if code, out := rpc(t, st, e2eGatewayToken, "agent", map[string]any{}); code != http.StatusBadRequest || !strings.Contains(fmt.Sprint(out), "message") {
+			t.Fatalf("agent without message: %d %v; want 400 naming the field", code, out)
+		}
+	})
+
+	var runID string
+	t.Run("agent is idempotent", func(t *testing.T) {
+		params := map[string]any{"message": "hello gateway", "sessionKey": "main", "idempotencyKey": "e2e-1"}
+		code, out := rpc(t, st, e2eGatewayToken, "agent", params)
+		if code != http.StatusOK {
+			t.Fatalf("agent: %d %v", code, out)
+		}
+		first := result(t, out)
+		runID, _ = first["runId"].(string)
+		if runID == "" || first["status"] != "accepted" || first["sessionKey"] != "agent:main:main" {
+			t.Fatalf("agent result %v", first)
+		}
+		_, again := rpc(t, st, e2eGatewayToken, "agent", params)
+		if got := result(t, again)["runId"]; got != runID {
+			t.Fatalf("same idempotencyKey gave run %v, then %v", runID, got)
+		}
+	})
+	t.Run("agent.wait", func(t *testing.T) {
+		_, out := rpc(t, st, e2eGatewayToken, "agent.wait", map[string]any{"runId": runID, "timeoutMs": 20000})
+		if r := result(t, out); r["status"] != "ok" || r["runId"] != runID {
+			t.Fatalf("agent.wait = %v; want ok", r)
+		}
+		// After the run ended, waiting answers at once.
+		_, out = rpc(t, st, e2eGatewayToken, "agent.wait", map[string]any{"runId": runID, "timeoutMs": 1})
+		if r := result(t, out); r["status"] != "ok" {
+			t.Fatalf("agent.wait after the end = %v", r)
+		}
+		_, out = rpc(t, st, e2eGatewayToken, "agent.wait", map[string]any{"runId": "run_00000000000000000000", "timeoutMs": 500})
+		if r := result(t, out); r["status"] != "timeout" {
+			t.Fatalf("agent.wait of an unknown run = %v; want timeout", r)
+		}
+	})
+	t.Run("chat.history", func(t *testing.T) {
+		_, out := rpc(t, st, e2eGatewayToken, "chat.history", map[string]any{"sessionKey": "main"})
+		msgs, _ := result(t, out)["messages"].([]any)
+		if !strings.Contains(fmt.Sprint(msgs), "echo: hello gateway") {
+			t.Fatalf("history %v; want the run's answer", msgs)
+		}
+	})
+	t.Run("sessions", func(t *testing.T) {
+		_, out := rpc(t, st, e2eGatewayToken, "sessions.patch", map[string]any{"key": "main", "label": "kitchen"})
+		result(t, out)
+		_, out = rpc(t, st, e2eGatewayToken, "sessions.list", map[string]any{})
+		rows, _ := result(t, out)["sessions"].([]any)
+		found := false
+		for _, r := range rows {
+			row := r.(map[string]any)
+			if row["key"] == "agent:main:main" && row["label"] == "kitchen" && row["totalTokens"] != nil {
+				found = true
+			}
+		}
+		if !found {
+			t.Fatalf("sessions.list %v; want the labelled main session", rows)
+		}
+		_, out = rpc(t, st, e2eGatewayToken, "sessions.resolve", map[string]any{"label": "kitchen"})
+		if r := result(t, out); r["key"] != "agent:main:main" {
+			t.Fatalf("sessions.resolve = %v", r)
+		}
+	})
+	t.Run("config", func(t *testing.T) {
+		code, out := rpc(t, st, e2eGatewayToken, "config.patch", map[string]any{"raw": `{session: {dmScope: "nope"}}`})
+		if code != http.StatusBadRequest || !strings.Contains(fmt.Sprint(out), "session.dmScope") {
+			t.Fatalf("invalid config.patch: %d %v; want 400 naming the key", code, out)
+		}
+		_, out = rpc(t, st, e2eGatewayToken, "config.get", map[string]any{})
+		if raw, _ := result(t, out)["raw"].(string); !strings.Contains(raw, "allowFrom") {
+			t.Fatalf("config.get raw %q; the invalid patch must change nothing", raw)
+		}
+		_, out = rpc(t, st, e2eGatewayToken, "status", map[string]any{})
+		result(t, out)
+	})
+}

@@ -1,0 +1,85 @@
+// Command gateway is the Lambda behind POST /rpc: the gateway API
+// (shared/gateway) over the session table, the transcript bucket, the work
+// queue and the config parameter. Clients (the zero CLI, a web page) ask it
+// instead of reading storage themselves.
+//
+// Environment: ZERO_GATEWAY_TOKEN (the bearer token; empty refuses every
+// call), ZERO_TABLE, ZERO_BUCKET, ZERO_QUEUE_URL, ZERO_CONFIG_PARAMETER and
+// ZERO_CONFIG_TTL.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
+
+	"github.com/zero-gateway/zero/shared/awsconfig"
+	"github.com/zero-gateway/zero/shared/dynamo"
+	"github.com/zero-gateway/zero/shared/gateway"
+	"github.com/zero-gateway/zero/shared/httpapi"
+	"github.com/zero-gateway/zero/shared/s3store"
+	"github.com/zero-gateway/zero/shared/sqsqueue"
+	"github.com/zero-gateway/zero/shared/ssmparam"
+	"github.com/zero-gateway/zero/shared/transcript"
+)
+
+func main() {
+	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	slog.SetDefault(logger)
+	calls := awsconfig.NewCounter()
+	api, err := setup(context.Background(), logger, calls)
+	if err != nil {
+		logger.Error("gateway init failed", "err", err)
+		os.Exit(1)
+	}
+	handle := httpapi.Handler(api)
+	lambda.Start(func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+		calls.Reset()
+		resp, err := handle(ctx, ev)
+		logger.InfoContext(ctx, "request done", "status", resp.StatusCode, "aws_calls", calls.Total(), "aws_ops", calls.String())
+		return resp, err
+	})
+}
+
+func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (http.Handler, error) {
+	env := map[string]string{}
+	for _, name := range []string{"ZERO_TABLE", "ZERO_BUCKET", "ZERO_QUEUE_URL", "ZERO_CONFIG_PARAMETER"} {
+		v := os.Getenv(name)
+		if v == "" {
+			return nil, fmt.Errorf("environment variable %s is required", name)
+		}
+		env[name] = v
+	}
+	awsCfg, err := awsconfig.Load(ctx, calls)
+	if err != nil {
+		return nil, err
+	}
+	settings, err := ssmparam.SettingsFromEnv(ssm.NewFromConfig(awsCfg), logger)
+	if err != nil {
+		return nil, err
+	}
+	local := os.Getenv("AWS_ENDPOINT_URL") != "" || os.Getenv("AWS_ENDPOINT_URL_S3") != ""
+	s3Client := s3.NewFromConfig(awsCfg, func(o *s3.Options) { o.UsePathStyle = local })
+	store := dynamo.New(dynamodb.NewFromConfig(awsCfg), env["ZERO_TABLE"])
+	return gateway.New(gateway.Deps{
+		Token:       os.Getenv("ZERO_GATEWAY_TOKEN"),
+		Settings:    settings,
+		Config:      ssmparam.New(ssm.NewFromConfig(awsCfg), env["ZERO_CONFIG_PARAMETER"]),
+		Sessions:    store,
+		Runs:        store.Runs(),
+		Transcripts: transcript.NewLog(s3store.New(s3Client, env["ZERO_BUCKET"])),
+		Queue:       sqsqueue.New(sqs.NewFromConfig(awsCfg), env["ZERO_QUEUE_URL"]),
+		Now:         time.Now,
+		Log:         logger,
+	}), nil
+}
