@@ -237,7 +237,20 @@ func TestProvisionFromTemplate(t *testing.T) {
 			"ZERO_MODEL":            "zero/echo",
 			"ZERO_CONFIG_PARAMETER": "/zero/" + prefix + "/config",
 		})
-		eq(t, "routes", res.Routes, []Route{{Method: "POST", Path: "/webhooks/telegram", Function: "TelegramWebhook"}})
+		eq(t, "routes", res.Routes, []Route{
+			{Method: "POST", Path: "/rpc", Function: "Gateway"},
+			{Method: "POST", Path: "/webhooks/telegram", Function: "TelegramWebhook"},
+		})
+		gw := res.Functions["Gateway"]
+		eq(t, "gateway dir", gw.SourceDir, "./functions/gateway")
+		eq(t, "gateway timeout", gw.Timeout, 30*time.Second)
+		eq(t, "gateway env", gw.Env, map[string]string{
+			"ZERO_GATEWAY_TOKEN":    "",
+			"ZERO_TABLE":            prefix + "-sessiontable",
+			"ZERO_BUCKET":           prefix + "-transcriptbucket",
+			"ZERO_QUEUE_URL":        res.Queues["WorkQueue"].URL,
+			"ZERO_CONFIG_PARAMETER": "/zero/" + prefix + "/config",
+		})
 		eq(t, "event sources", res.EventSources, []EventSource{{
 			LogicalID: "RunnerWork", Function: "Runner", Queue: "WorkQueue",
 			QueueURL: res.Queues["WorkQueue"].URL, QueueARN: res.Queues["WorkQueue"].ARN,
