@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -132,4 +135,39 @@ func TestGatewayAPI(t *testing.T) {
 		_, out = rpc(t, st, e2eGatewayToken, "status", map[string]any{})
 		result(t, out)
 	})
+}
+
+// TestCLIAgainstLocalStack runs the built zero binary against the gateway
+// of a local stack: a run through `zero agent --wait`, then `zero sessions
+// --json` and `zero gateway call status`.
+func TestCLIAgainstLocalStack(t *testing.T) {
+	st, _, _ := e2eStack(t, true, 0)
+	bin := filepath.Join(t.TempDir(), "zero")
+	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
+		t.Fatalf("build zero: %v\n%s", err, out)
+	}
+	zero := func(args ...string) (string, error) {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = append(os.Environ(), "ZERO_GATEWAY_URL="+st.FrontURL, "ZERO_GATEWAY_TOKEN="+e2eGatewayToken)
+		out, err := cmd.Output()
+		return string(out), err
+	}
+	if out, err := zero("agent", "--message", "hello from the binary", "--wait", "--timeout", "60s"); err != nil || strings.TrimSpace(out) != "echo: hello from the binary" {
+		t.Fatalf("zero agent --wait = %q, %v", out, err)
+	}
+	out, err := zero("sessions", "--json")
+	var listed struct {
+		Sessions []map[string]any `json:"sessions"`
+	}
+	if err != nil || json.Unmarshal([]byte(out), &listed) != nil || len(listed.Sessions) == 0 || listed.Sessions[0]["key"] != "agent:main:main" {
+		t.Fatalf("zero sessions --json = %q, %v", out, err)
+	}
+	if out, err := zero("gateway", "call", "status", "--json"); err != nil || !strings.Contains(out, `"sessions"`) {
+		t.Fatalf("zero gateway call status = %q, %v", out, err)
+	}
+	cmd := exec.Command(bin, "sessions")
+	cmd.Env = append(os.Environ(), "ZERO_GATEWAY_URL="+st.FrontURL, "ZERO_GATEWAY_TOKEN=wrong-token-0123456789")
+	if err := cmd.Run(); err == nil {
+		t.Fatal("zero sessions with a wrong token exited 0")
+	}
 }
