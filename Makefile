@@ -53,7 +53,7 @@ lint: $(TEMPLATE_JSON)
 bench: deps $(TEMPLATE_JSON)
 	$(GO) test -run '^$$' -bench . -benchmem ./shared/...
 	$(GO) test -run '^$$' -bench ColdInit -benchtime 5x ./cmd/zero/devstack/
-	set -o pipefail; ZERO_BENCH=1 $(GO) test -count=1 -run 'TestTurnAWSCalls' -v ./cmd/zero/devstack/ | grep -E 'BENCH|^(--- |ok|FAIL)'
+	set -o pipefail; ZERO_BENCH=1 $(GO) test -count=1 -run 'TestTurnAWSCalls|TestAgentWaitLatency' -v ./cmd/zero/devstack/ | grep -E 'BENCH|^(--- |ok|FAIL)'
 
 ## SAM builds each function with `make build-<LogicalId>` (BuildMethod: makefile).
 include $(dir $(lastword $(MAKEFILE_LIST)))infra/build.mk

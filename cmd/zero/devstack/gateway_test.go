@@ -10,6 +10,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/zero-gateway/zero/shared/ssmparam"
 )
 
 // rpc calls the gateway API on the local stack's front and decodes the
@@ -170,4 +177,54 @@ func TestCLIAgainstLocalStack(t *testing.T) {
 	if err := cmd.Run(); err == nil {
 		t.Fatal("zero sessions with a wrong token exited 0")
 	}
+}
+
+// TestAgentWaitLatency measures `agent` + `agent.wait` end to end on the
+// local stack with the instant echo model, and puts it beside the storage
+// round trips the path needs (the gateway's SendMessage and run reads, the
+// runner's calls), each priced at a measured emulator round trip. With
+// ZERO_BENCH=1 (make bench) it runs 20 times and prints the numbers.
+func TestAgentWaitLatency(t *testing.T) {
+	n := 2
+	if os.Getenv("ZERO_BENCH") != "" {
+		n = 20
+	}
+	st, _, logs := e2eStack(t, true, ssmparam.DefaultTTL)
+	// One storage round trip on this emulator: a consistent GetItem.
+	ddb := dynamodb.NewFromConfig(st.AWSConfig)
+	table := st.Resources.Tables["SessionTable"].Name
+	key := map[string]ddbtypes.AttributeValue{"pk": &ddbtypes.AttributeValueMemberS{Value: "bench"}, "sk": &ddbtypes.AttributeValueMemberS{Value: "rtt"}}
+	start := time.Now()
+	const probes = 20
+	for range probes {
+		if _, err := ddb.GetItem(t.Context(), &dynamodb.GetItemInput{TableName: &table, Key: key, ConsistentRead: aws.Bool(true)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rtt := time.Since(start) / probes
+
+	var total time.Duration
+	for i := range n {
+		begin := time.Now()
+		_, out := rpc(t, st, e2eGatewayToken, "agent", map[string]any{"message": fmt.Sprintf("bench %d", i), "sessionKey": "bench"})
+		runID := result(t, out)["runId"]
+		_, out = rpc(t, st, e2eGatewayToken, "agent.wait", map[string]any{"runId": runID, "timeoutMs": 20000})
+		if r := result(t, out); r["status"] != "ok" {
+			t.Fatalf("run %d: %v", i, r)
+		}
+		total += time.Since(begin)
+	}
+	mean := total / time.Duration(n)
+	batches, requests := logs.snapshot()
+	calls := 0
+	for _, r := range requests {
+		calls += r.AWSCalls - configReads(r)
+	}
+	runnerCalls := 0
+	for _, b := range batches {
+		runnerCalls += turnCalls(b)
+	}
+	perRun := float64(calls+runnerCalls) / float64(n)
+	t.Logf("BENCH agent_wait runs=%d mean=%s storage_calls_per_run=%.1f emulator_rtt=%s ratio=%.1f (mean / (calls × rtt); the local queue poller and RIE hops are the rest)",
+		n, mean.Round(time.Millisecond), perRun, rtt.Round(time.Microsecond), float64(mean)/(perRun*float64(rtt)))
 }
