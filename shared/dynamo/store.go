@@ -149,18 +149,31 @@ func (s *Store) Commit(ctx context.Context, key string, e session.Entry, c turn.
 		entryPut.ExpressionAttributeNames = map[string]string{"#v": attrVersion}
 		entryPut.ExpressionAttributeValues = map[string]types.AttributeValue{":prev": number(e.Version - 1)}
 	}
-	_, err = s.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-		TransactItems: []types.TransactWriteItem{
-			{Put: entryPut},
-			{Put: &types.Put{TableName: &s.table, Item: contextItem}},
-			{Put: s.recordPut(recordItem, now)},
-		},
-	})
+	items := []types.TransactWriteItem{
+		{Put: entryPut},
+		{Put: &types.Put{TableName: &s.table, Item: contextItem}},
+		{Put: s.recordPut(recordItem, now)},
+	}
+	if len(r.Collected) > maxCollected {
+		return fault.New(fault.Invalid, "commit turn %s: %d collected messages, at most %d", r.MessageID, len(r.Collected), maxCollected)
+	}
+	for _, id := range r.Collected {
+		done, err := encodeRecord(turn.Record{MessageID: id, SessionKey: key, State: turn.Done, CollectedInto: r.MessageID}, now.Add(RecordTTL))
+		if err != nil {
+			return fault.Wrap(fault.Internal, err, "encode record of %s", id)
+		}
+		items = append(items, types.TransactWriteItem{Put: s.recordPut(done, now)})
+	}
+	_, err = s.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 	if err != nil {
 		return classifyCommit(err, key, e.Version, r.MessageID)
 	}
 	return nil
 }
+
+// maxCollected bounds the messages one turn answers together: a
+// transaction holds at most 100 items, three of them the turn's own.
+const maxCollected = 90
 
 // recordPut is the transaction Put of a new message record: it succeeds
 // only if the message has no record, or one whose ttl has passed (TTL

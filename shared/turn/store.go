@@ -30,6 +30,12 @@ type Record struct {
 	// Withheld: the send policy denied delivery when the turn committed;
 	// the reply stays in the transcript and nothing is sent.
 	Withheld bool `json:"withheld,omitempty"`
+	// Collected are the ids of the messages this turn answered together
+	// with MessageID (queue mode collect). Commit writes a Done record for
+	// each, in the same transaction, so none of them runs again.
+	Collected []string `json:"collected,omitempty"`
+	// CollectedInto, on such a Done record, names the turn that answered it.
+	CollectedInto string `json:"collectedInto,omitempty"`
 }
 
 // Context is the model context the runner keeps beside the entry, so a turn
@@ -89,10 +95,11 @@ type Store interface {
 	// Load reads the entry of key, its context and the record of messageID,
 	// consistently (reads see every completed Commit and Finish).
 	Load(ctx context.Context, key, messageID string) (Snapshot, error)
-	// Commit writes e, c and r (State Committed) atomically, or nothing.
-	// It succeeds only if the stored entry's Version is e.Version-1 (absent
-	// when e.Version is 1) and no record for r.MessageID exists; otherwise
-	// it returns a fault.Conflict error.
+	// Commit writes e, c and r (State Committed) atomically, or nothing,
+	// with a Done record for each id in r.Collected. It succeeds only if
+	// the stored entry's Version is e.Version-1 (absent when e.Version is
+	// 1) and none of those messages has a record; otherwise it returns a
+	// fault.Conflict error.
 	Commit(ctx context.Context, key string, e session.Entry, c Context, r Record) error
 	// Progress records that the first sent messages of the reply of
 	// messageID were delivered. The record must be Committed: a missing

@@ -230,6 +230,40 @@ func TestStore(t *testing.T, newStore func(t *testing.T) turn.Store) {
 			t.Fatalf("large context did not round-trip (err %v)", err)
 		}
 	})
+	t.Run("collected messages are recorded done with the turn", func(t *testing.T) {
+		s := newStore(t)
+		key, msg := ids(t)
+		r := record(key, msg)
+		r.Collected = []string{msg + "-b", msg + "-c"}
+		if err := s.Commit(ctx, key, entry(1), context1, r); err != nil {
+			t.Fatalf("Commit: %v", err)
+		}
+		for _, id := range r.Collected {
+			snap, err := s.Load(ctx, key, id)
+			if err != nil || snap.Record == nil || snap.Record.State != turn.Done || snap.Record.CollectedInto != msg {
+				t.Fatalf("record of collected %s = %+v, %v; want done, into %s", id, snap.Record, err, msg)
+			}
+		}
+		snap, _ := s.Load(ctx, key, msg)
+		if snap.Record == nil || !reflect.DeepEqual(snap.Record.Collected, r.Collected) {
+			t.Fatalf("the turn's record %+v does not list what it collected", snap.Record)
+		}
+	})
+	t.Run("a collected message with a record conflicts and nothing is written", func(t *testing.T) {
+		s := newStore(t)
+		key, msg := ids(t)
+		if err := s.Commit(ctx, key+":other", entry(1), context1, record(key+":other", msg+"-b")); err != nil {
+			t.Fatalf("Commit: %v", err)
+		}
+		r := record(key, msg)
+		r.Collected = []string{msg + "-b"}
+		if err := s.Commit(ctx, key, entry(1), context1, r); !fault.Is(err, fault.Conflict) {
+			t.Fatalf("Commit = %v; want fault.Conflict", err)
+		}
+		if snap, _ := s.Load(ctx, key, msg); snap.Entry != nil || snap.Record != nil {
+			t.Fatalf("a failed Commit wrote %+v", snap)
+		}
+	})
 	t.Run("concurrent commits: exactly one wins", func(t *testing.T) {
 		s := newStore(t)
 		key, msg := ids(t)
@@ -444,14 +478,20 @@ func (m *MemStore) Commit(_ context.Context, key string, e session.Entry, c turn
 	case e.Version > 1 && (!exists || old.Version != e.Version-1):
 		return fault.New(fault.Conflict, "session %s version moved", key)
 	}
-	if _, ok := m.records[r.MessageID]; ok {
-		return fault.New(fault.Conflict, "message %s already committed", r.MessageID)
+	for _, id := range append([]string{r.MessageID}, r.Collected...) {
+		if _, ok := m.records[id]; ok {
+			return fault.New(fault.Conflict, "message %s already committed", id)
+		}
 	}
 	r.State = turn.Committed
 	m.entries[key] = e
 	c.Messages = append([]model.Message(nil), c.Messages...)
 	m.contexts[key] = c
+	r.Collected = append([]string(nil), r.Collected...)
 	m.records[r.MessageID] = r
+	for _, id := range r.Collected {
+		m.records[id] = turn.Record{MessageID: id, SessionKey: key, State: turn.Done, CollectedInto: r.MessageID}
+	}
 	return nil
 }
 
