@@ -5,6 +5,7 @@ package config
 
 import (
 	"errors"
+	"strings"
 	"time"
 
 	// Lambda's minimal image has no zoneinfo; embed it so
@@ -50,6 +51,7 @@ type Config struct {
 	Bindings []session.Binding // in file order; PeerKind "dm" is stored as "direct"
 	Tools    Tools
 	Channels map[string]Channel // by lower-cased channel name
+	Messages Messages
 
 	warnings []string
 }
@@ -101,6 +103,53 @@ type AgentDefaults struct {
 	Sandbox    Sandbox
 	Subagents  SubagentDefaults
 	Tools      ToolPolicy
+}
+
+// Queue modes (messages.queue.mode, byChannel, a session's /queue).
+const (
+	QueueCollect   = "collect"   // messages that waited for a busy session run as one turn
+	QueueFollowup  = "followup"  // one turn each, in order
+	QueueSteer     = "steer"     // ZERO: as collect (see README)
+	QueueInterrupt = "interrupt" // a new message stops the running turn
+)
+
+// QueueModes lists the accepted modes.
+var QueueModes = []string{QueueCollect, QueueFollowup, QueueSteer, QueueInterrupt}
+
+// Queue overflow policies (messages.queue.drop).
+const (
+	DropOld       = "old"
+	DropNew       = "new"
+	DropSummarize = "summarize"
+)
+
+// Messages is messages.*.
+type Messages struct {
+	Queue Queue
+}
+
+// Queue is messages.queue: how messages that arrive while a session is
+// busy are handled.
+type Queue struct {
+	Mode      string            // default QueueCollect
+	ByChannel map[string]string // channel → mode; wins over Mode
+	Cap       int               // most messages one collected turn takes (default 20)
+	Drop      string            // beyond Cap: old, new or summarize (default summarize)
+}
+
+// QueueMode is the mode for a session on channel whose own choice (/queue,
+// sessions.patch) is sessionMode ("" for none).
+func (c *Config) QueueMode(channel, sessionMode string) string {
+	if sessionMode != "" {
+		return sessionMode
+	}
+	if m, ok := c.Messages.Queue.ByChannel[strings.ToLower(channel)]; ok {
+		return m
+	}
+	if c.Messages.Queue.Mode != "" {
+		return c.Messages.Queue.Mode
+	}
+	return QueueCollect
 }
 
 // Compaction tunes automatic compaction.
@@ -245,6 +294,7 @@ func Default() *Config {
 			Compaction:     Compaction{ReserveTokens: DefaultReserveTokens},
 		}},
 		Channels: map[string]Channel{},
+		Messages: Messages{Queue: Queue{Mode: QueueCollect, ByChannel: map[string]string{}, Cap: 20, Drop: DropSummarize}},
 	}
 }
 

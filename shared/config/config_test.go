@@ -353,6 +353,9 @@ func TestParseErrors(t *testing.T) {
 		{"userTimezone unknown", `{agents: {defaults: {userTimezone: "Nowhere"}}}`, `agents.defaults.userTimezone: unknown time zone "Nowhere" (use an IANA name such as "Europe/Lisbon")`},
 		{"contextTokens zero", `{agents: {defaults: {contextTokens: 0}}}`, `agents.defaults.contextTokens: must be a whole number of tokens >= 1, got 0`},
 		{"timeoutSeconds zero", `{agents: {defaults: {timeoutSeconds: 0}}}`, `agents.defaults.timeoutSeconds: must be a whole number of seconds 1-86400, got 0`},
+		{"queue mode", `{messages: {queue: {mode: "later"}}}`, `messages.queue.mode: must be one of collect, followup, steer, interrupt, got "later"`},
+		{"queue mode by channel", `{messages: {queue: {byChannel: {telegram: "soon"}}}}`, `messages.queue.byChannel.telegram: must be one of collect, followup, steer, interrupt, got "soon"`},
+		{"queue cap", `{messages: {queue: {cap: 0}}}`, `messages.queue.cap: must be a whole number 1-90, got 0`},
 		{"compaction reserve negative", `{agents: {defaults: {compaction: {reserveTokens: -1}}}}`, `agents.defaults.compaction.reserveTokens: must be a whole number of tokens >= 0, got -1`},
 		{"contextTokens fraction", `{agents: {defaults: {contextTokens: 1.5}}}`, `agents.defaults.contextTokens: must be a whole number of tokens >= 1, got 1.5`},
 
@@ -562,3 +565,28 @@ func TestViewsAreCopies(t *testing.T) {
 }
 
 func time0UTC() *time.Location { return time.UTC }
+
+func TestQueueMode(t *testing.T) {
+	cfg, err := Parse([]byte(`{messages: {queue: {mode: "followup", byChannel: {Telegram: "interrupt"}, cap: 5, drop: "old"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ name, channel, session, want string }{
+		{"channel override", "telegram", "", QueueInterrupt},
+		{"global mode", "discord", "", QueueFollowup},
+		{"the session's choice wins", "telegram", QueueCollect, QueueCollect},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := cfg.QueueMode(tt.channel, tt.session); got != tt.want {
+				t.Fatalf("QueueMode = %q; want %q", got, tt.want)
+			}
+		})
+	}
+	if cfg.Messages.Queue.Cap != 5 || cfg.Messages.Queue.Drop != DropOld {
+		t.Fatalf("queue = %+v", cfg.Messages.Queue)
+	}
+	if d := Default(); d.QueueMode("telegram", "") != QueueCollect || d.Messages.Queue.Cap != 20 {
+		t.Fatalf("defaults: %+v", d.Messages.Queue)
+	}
+}

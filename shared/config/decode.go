@@ -22,6 +22,7 @@ func decode(r *reader, root *node) *Config {
 	bindingsNode, bindingsPath := top.field("bindings")
 	toolsNode, _ := top.field("tools")
 	channelsNode, _ := top.field("channels")
+	messagesNode, _ := top.field("messages")
 	top.close() // top-level unknown keys first, then section by section
 
 	s := r.object(sessionNode, "session")
@@ -35,7 +36,37 @@ func decode(r *reader, root *node) *Config {
 	c.Bindings = decodeBindings(r, bindingsNode, bindingsPath, c.Agents.List)
 	c.Tools = decodeTools(r, r.object(toolsNode, "tools"))
 	c.Channels = decodeChannels(r, r.object(channelsNode, "channels"))
+	decodeMessages(r, r.object(messagesNode, "messages"), &c.Messages)
 	return c
+}
+
+// --- messages.* ---
+
+func decodeMessages(r *reader, o *object, out *Messages) {
+	if n, p := o.field("queue"); n != nil {
+		q := r.object(n, p)
+		if n, p := q.field("mode"); n != nil {
+			out.Queue.Mode = r.enum(n, p, QueueModes...)
+		}
+		if n, p := q.field("byChannel"); n != nil {
+			bc := r.object(n, p)
+			for _, m := range bc.entries() {
+				out.Queue.ByChannel[strings.ToLower(strings.TrimSpace(m.key))] = r.enum(m.val, child(bc.path, m.key), QueueModes...)
+			}
+		}
+		if n, p := q.field("cap"); n != nil {
+			out.Queue.Cap = r.integer(n, p, 1, 90, "a whole number 1-90")
+		}
+		if n, p := q.field("drop"); n != nil {
+			out.Queue.Drop = r.enum(n, p, DropOld, DropNew, DropSummarize)
+		}
+		if n, p := q.field("debounceMs"); n != nil {
+			r.integer(n, p, 0, 600_000, "a whole number of milliseconds")
+			r.warnf(p, "accepted but not applied: the queue's own batching decides what waits together (see README)")
+		}
+		q.close()
+	}
+	o.close()
 }
 
 // --- session.* ---

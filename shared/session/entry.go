@@ -41,6 +41,7 @@ type Entry struct {
 	VerboseLevel     string `json:"verboseLevel,omitempty"`
 	ReasoningLevel   string `json:"reasoningLevel,omitempty"`
 	SendPolicy       string `json:"sendPolicy,omitempty"` // "allow" | "deny" | "" (inherit the config)
+	QueueMode        string `json:"queueMode,omitempty"`  // collect | followup | steer | interrupt | "" (the config's)
 
 	SystemSent      bool   `json:"systemSent,omitempty"`
 	AbortedLastRun  bool   `json:"abortedLastRun,omitempty"`

@@ -179,3 +179,46 @@ func TestConsumeAttempt(t *testing.T) {
 		}
 	}
 }
+
+func TestConsumeGroups(t *testing.T) {
+	batch := func() events.SQSEvent {
+		bad := record("a3", "A", "x")
+		bad.Body = "{not json"
+		return events.SQSEvent{Records: []events.SQSMessage{
+			record("a1", "A", "x"), record("a2", "A", "x"), record("b1", "B", "x"),
+			record("a4", "A", "x"), record("a5", "A", "x"), bad, record("a6", "A", "x"),
+		}}
+	}
+	tests := []struct {
+		name         string
+		maxRun       int
+		doneOf       map[string]int // first id of a run → how many it finishes (default all)
+		wantRuns     []string
+		wantFailures []string
+	}{
+		{"runs of one group", 10, nil, []string{"a1,a2", "b1", "a4,a5"}, []string{"sqs-a3", "sqs-a6"}},
+		{"maxRun splits a run", 1, nil, []string{"a1", "a2", "b1", "a4", "a5"}, []string{"sqs-a3", "sqs-a6"}},
+		{"a partly finished run reports the rest", 10, map[string]int{"a1": 1}, []string{"a1,a2"},
+			[]string{"sqs-a2", "sqs-b1", "sqs-a4", "sqs-a5", "sqs-a3", "sqs-a6"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			captureLog(t)
+			var runs []string
+			resp := ConsumeGroups(context.Background(), batch(), tt.maxRun, func(_ context.Context, msgs []inbound.Message, attempts []int) (int, error) {
+				var ids []string
+				for _, m := range msgs {
+					ids = append(ids, m.ID)
+				}
+				runs = append(runs, strings.Join(ids, ","))
+				if n, ok := tt.doneOf[msgs[0].ID]; ok {
+					return n, errors.New("failed midway")
+				}
+				return len(msgs), nil
+			})
+			if !slices.Equal(runs, tt.wantRuns) || !slices.Equal(failures(resp), tt.wantFailures) {
+				t.Fatalf("runs %v failures %v; want %v and %v", runs, failures(resp), tt.wantRuns, tt.wantFailures)
+			}
+		})
+	}
+}
