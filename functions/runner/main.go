@@ -32,6 +32,10 @@ import (
 	"github.com/zero-gateway/zero/shared/workspace"
 )
 
+// maxCollect is the most messages one runner call takes together: an SQS
+// batch holds at most 10.
+const maxCollect = 10
+
 const systemPrompt = "You are ZERO, a personal assistant. Answer briefly and helpfully."
 
 func main() {
@@ -48,7 +52,9 @@ func main() {
 	lambda.Start(func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
 		// One invocation at a time per instance, so the counter is per batch.
 		calls.Reset()
-		resp := sqsqueue.Consume(ctx, ev, proc.Handle)
+		// A session's consecutive messages go together, so queue mode
+		// collect can answer them as one turn.
+		resp := sqsqueue.ConsumeGroups(ctx, ev, maxCollect, proc.HandleGroup)
 		logger.InfoContext(ctx, "batch done", "records", len(ev.Records), "failed", len(resp.BatchItemFailures),
 			"aws_calls", calls.Total(), "aws_ops", calls.String())
 		return resp, nil

@@ -426,6 +426,7 @@ type patchParams struct {
 	ThinkingLevel  *string `json:"thinkingLevel"`
 	VerboseLevel   *string `json:"verboseLevel"`
 	ReasoningLevel *string `json:"reasoningLevel"`
+	QueueMode      *string `json:"queueMode"`
 }
 
 // Levels sessions.patch accepts ("" clears the field). The runner reads
@@ -439,8 +440,8 @@ var (
 // {key, entry} with the written entry. label (trimmed; "" clears);
 // sendPolicy allow | deny | inherit ("" or inherit clears the override);
 // model an alias or provider/model resolved with the config ("" clears
-// the override); thinkingLevel, verboseLevel, reasoningLevel from their
-// value lists ("" clears). A missing session is 404; nothing is created.
+// the override); thinkingLevel, verboseLevel, reasoningLevel and queueMode
+// from their value lists ("" clears). A missing session is 404; nothing is created.
 //
 // Store calls: 1 Update (1 Get when no field is given).
 func (g *gateway) sessionsPatch(ctx context.Context, params json.RawMessage) (any, error) {
@@ -524,6 +525,7 @@ func patchOf(cfg *config.Config, p patchParams) ([]func(*session.Entry), error) 
 		{"thinkingLevel", p.ThinkingLevel, thinkingLevels, func(e *session.Entry) *string { return &e.ThinkingLevel }},
 		{"verboseLevel", p.VerboseLevel, verboseLevels, func(e *session.Entry) *string { return &e.VerboseLevel }},
 		{"reasoningLevel", p.ReasoningLevel, reasoningLevels, func(e *session.Entry) *string { return &e.ReasoningLevel }},
+		{"queueMode", p.QueueMode, config.QueueModes, func(e *session.Entry) *string { return &e.QueueMode }},
 	} {
 		if f.v == nil {
 			continue

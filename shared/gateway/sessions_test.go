@@ -307,6 +307,9 @@ func TestSessionsPatch(t *testing.T) {
 		{name: "levels", params: map[string]any{"key": "main", "thinkingLevel": "High", "verboseLevel": "on", "reasoningLevel": "stream"}, check: func(e session.Entry) bool {
 			return e.ThinkingLevel == "high" && e.VerboseLevel == "on" && e.ReasoningLevel == "stream"
 		}},
+		{name: "queue mode", params: map[string]any{"key": "main", "queueMode": "followup"}, check: func(e session.Entry) bool { return e.QueueMode == "followup" }},
+		{name: "bad queue mode", params: map[string]any{"key": "main", "queueMode": "later"}, status: http.StatusBadRequest,
+			message: `params.queueMode: must be one of collect, followup, steer, interrupt (or "" to clear), got "later"`},
 		{name: "no field reads the entry", params: map[string]any{"key": "main"}, check: func(e session.Entry) bool { return e.Version == 1 }},
 		{name: "bad thinking level", params: map[string]any{"key": "main", "thinkingLevel": "max"}, status: http.StatusBadRequest,
 			message: `params.thinkingLevel: must be one of off, minimal, low, medium, high, xhigh (or "" to clear), got "max"`},

@@ -148,7 +148,10 @@ func (h *webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		reply(w, http.StatusOK, "")
 		return
 	}
-	if h.stops != nil && m.Kind == "" && turn.IsStop(m.Text) {
+	if h.stops != nil && m.Kind == "" && (turn.IsStop(m.Text) || cfg.QueueMode(Channel, "") == config.QueueInterrupt) {
+		// A /stop, or any message in queue mode interrupt: the session's
+		// running turn ends at its next step, and what queued behind it
+		// is dropped.
 		// Marked before queueing: if queueing fails, Telegram resends
 		// and the mark is simply written again.
 		if err := h.stops.MarkStop(ctx, m.SessionKey, turn.Stop{MessageID: m.ID, At: time.Now().UnixMilli(), Pending: true}); err != nil {

@@ -279,20 +279,26 @@ func TestWebhookMarksStop(t *testing.T) {
 		stopErr    error
 		wantMark   bool
 		wantStatus int
+		config     string
 	}{
-		{"stop alone", "/stop", nil, true, 200},
-		{"stop addressed to the bot", "/stop@ZeroBot", nil, true, 200},
-		{"stop with text is a message", "/stop the music", nil, false, 200},
-		{"plain text", "hello", nil, false, 200},
-		{"mark fails: Telegram retries", "/stop", errors.New("dynamodb down"), false, 500},
+		{"stop alone", "/stop", nil, true, 200, ""},
+		{"queue mode interrupt marks every message", "hello", nil, true, 200, `{messages: {queue: {byChannel: {telegram: "interrupt"}}}, channels: {telegram: {allowFrom: ["*"]}}}`},
+		{"stop addressed to the bot", "/stop@ZeroBot", nil, true, 200, ""},
+		{"stop with text is a message", "/stop the music", nil, false, 200, ""},
+		{"plain text", "hello", nil, false, 200, ""},
+		{"mark fails: Telegram retries", "/stop", errors.New("dynamodb down"), false, 500, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			body := strings.Replace(string(readFixture(t, "private_text.json")), "Hello, ZERO <3 & friends", tt.text, 1)
 			stops := &recordingStops{marks: map[string]turn.Stop{}, err: tt.stopErr}
 			queue := &recordingQueue{}
+			doc := openDoor
+			if tt.config != "" {
+				doc = tt.config
+			}
 			h := NewWebhook(WebhookConfig{Secret: testSecret, BotID: testBotID, Queue: queue, Stops: stops,
-				Settings: staticSettings{mustConfig(t, openDoor)}, Log: slog.New(slog.DiscardHandler)})
+				Settings: staticSettings{mustConfig(t, doc)}, Log: slog.New(slog.DiscardHandler)})
 			r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
 			r.Header.Set(SecretHeader, testSecret)
 			w := httptest.NewRecorder()

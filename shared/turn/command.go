@@ -39,6 +39,8 @@ func parseCommand(text string, resetTriggers []string) command {
 		return command{name: name}
 	case name == "/compact":
 		return command{name: name, rest: rest}
+	case name == "/queue" && !strings.ContainsAny(rest, " \n\t"):
+		return command{name: name, arg: strings.ToLower(rest)}
 	case name == "/context" && (rest == "" || strings.EqualFold(rest, "list") || strings.EqualFold(rest, "detail")):
 		return command{name: name, arg: strings.ToLower(rest)}
 	case name == "/send" && !strings.ContainsAny(rest, " \n\t"):
@@ -65,6 +67,8 @@ func (p *Processor) command(ctx context.Context, t *turnState, e *session.Entry)
 		return p.status(t, *e), true
 	case t.cmd.name == "/send":
 		return p.setSendPolicy(ctx, t, e), true
+	case t.cmd.name == "/queue":
+		return p.setQueueMode(t, e), true
 	case t.cmd.name == "/context":
 		// What the next run's system prompt holds, largest first.
 		report := p.prompt(ctx, e.AgentID, p.tools(t, *e, p.modelFor(t.cfg, *e))).Report

@@ -83,6 +83,13 @@ type Processor struct {
 //     before it was recorded sends that one message again; nothing else
 //     repeats.
 func (p *Processor) Handle(ctx context.Context, m inbound.Message, attempt int) error {
+	return p.handle(ctx, m, attempt, nil)
+}
+
+// handle is Handle; a non-nil collected makes the turn answer those
+// messages too (queue mode collect): m.Text is their combined prompt and
+// the commit records each of them done.
+func (p *Processor) handle(ctx context.Context, m inbound.Message, attempt int, collected []string) error {
 	if err := m.Validate(); err != nil {
 		return err
 	}
@@ -113,6 +120,15 @@ func (p *Processor) Handle(ctx context.Context, m inbound.Message, attempt int) 
 
 	t := &turnState{cfg: cfg, msg: m, text: m.Text, stored: snap.Entry, stop: snap.Stop}
 	t.cmd = parseCommand(m.Text, cfg.ResetTriggers())
+	if s := snap.Stop; s != nil && s.Pending && s.MessageID == m.ID && t.cmd.name != "/stop" {
+		// This message interrupted the session's previous run (queue
+		// mode interrupt); its mark has done its work.
+		if stops, ok := p.Store.(Stops); ok {
+			if err := stops.StopDone(ctx, m.SessionKey, m.ID); err != nil {
+				return fmt.Errorf("clear the interrupt of %s: %w", m.ID, err)
+			}
+		}
+	}
 	entry := p.startSession(ctx, t)
 	entry = p.prepareEntry(entry, m)
 	path := transcript.Path(entry.AgentID, entry.SessionID, topicOf(m, entry))
@@ -175,7 +191,7 @@ func (p *Processor) Handle(ctx context.Context, m inbound.Message, attempt int) 
 	}
 
 	entry.Version++
-	rec := Record{MessageID: m.ID, SessionKey: m.SessionKey, State: Committed, Reply: out.text, Delivery: entry.DeliveryContext}
+	rec := Record{MessageID: m.ID, SessionKey: m.SessionKey, State: Committed, Reply: out.text, Delivery: entry.DeliveryContext, Collected: collected}
 	if m.Channel == inbound.Internal {
 		rec.Delivery = session.DeliveryContext{Channel: inbound.Internal} // nothing is sent
 	}
