@@ -317,6 +317,10 @@ func decodeAgents(r *reader, a *object, out *Agents) {
 			loadZone(r, tz, p)
 			out.Defaults.UserTimezone = tz
 		}
+		if n, p := d.field("maxConcurrent"); n != nil {
+			r.integer(n, p, 1, 1000, "a whole number 1-1000")
+			r.warnf(p, "not applied at run time: the main lane's cap is the stack parameter MainLaneMaxConcurrency (the work queue's event source MaximumConcurrency)")
+		}
 		if n, p := d.field("timeoutSeconds"); n != nil {
 			out.Defaults.TimeoutSeconds = r.integer(n, p, 1, 86400, "a whole number of seconds 1-86400")
 		}

@@ -500,6 +500,9 @@ func (s *Stack) startPollers() {
 		m := newESM(es, client, s.invoke, s.opts.Region, s.opts.PollWait, s.logf)
 		s.esms[es.LogicalID] = m
 		n := s.pools[es.Function].cfg.size
+		if es.MaximumConcurrency > 0 {
+			n = min(n, es.MaximumConcurrency)
+		}
 		for i := 0; i < n; i++ {
 			s.pollers.Add(1)
 			go func() { defer s.pollers.Done(); m.poll(ctx) }()

@@ -135,6 +135,10 @@ type EventSource struct {
 	// ReportBatchItemFailures is set when FunctionResponseTypes has it.
 	ReportBatchItemFailures bool
 	Enabled                 bool
+	// MaximumConcurrency is ScalingConfig.MaximumConcurrency: how many
+	// invocations the mapping runs at once (0: not set). The local stack
+	// runs at most that many pollers.
+	MaximumConcurrency int
 }
 
 // ProvisionOptions configures Provision.
@@ -771,9 +775,16 @@ func (p *provisioner) eventSources() error {
 				}
 			}
 		}
+		if sc, ok := props["ScalingConfig"].(map[string]any); ok {
+			if v, ok := sc["MaximumConcurrency"]; ok {
+				if _, err := fmt.Sscan(scalarString(v), &es.MaximumConcurrency); err != nil || es.MaximumConcurrency < 2 {
+					return fmt.Errorf("event source mapping %s: ScalingConfig.MaximumConcurrency %v (at least 2)", id, v)
+				}
+			}
+		}
 		for _, k := range sortedKeys(props) {
 			switch k {
-			case "EventSourceArn", "FunctionName", "BatchSize", "Enabled", "FunctionResponseTypes":
+			case "EventSourceArn", "FunctionName", "BatchSize", "Enabled", "FunctionResponseTypes", "ScalingConfig":
 			default:
 				p.logf("%s: property %s not applied locally", id, k)
 			}
