@@ -436,7 +436,7 @@ func fullEntry(s suite) session.Entry {
 		Model: "gpt-test", ModelProvider: "openai",
 		InputTokens: 11, OutputTokens: 22, TotalTokens: 33, ContextTokens: 44,
 		ModelOverride: "claude-test", ProviderOverride: "anthropic",
-		ThinkingLevel: "high", VerboseLevel: "on", ReasoningLevel: "stream", SendPolicy: "deny",
+		ThinkingLevel: "high", VerboseLevel: "on", ReasoningLevel: "stream", SendPolicy: "deny", QueueMode: "followup",
 		SystemSent: true, AbortedLastRun: true, Label: "family", SpawnedBy: "agent:" + s.agent + ":main",
 		CompactionCount: 3,
 		AgentID:         s.agent, TranscriptSeq: 9, LastEntryID: "a1b2c3d4",
