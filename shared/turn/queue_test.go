@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/zero-gateway/zero/shared/inbound"
+	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/turn"
 )
 
@@ -122,5 +123,28 @@ func TestInterruptMarkIsCleared(t *testing.T) {
 	r.handle(t, msg(2, "and another"))
 	if r.model.calls != 2 {
 		t.Fatalf("model calls %d; want both messages to run", r.model.calls)
+	}
+}
+
+// TestInterruptAbortsTheRunningTurn: in queue mode interrupt the channel
+// function marks every new message; the running turn sees the mark at its
+// next step and stops, and the new message runs next.
+func TestInterruptAbortsTheRunningTurn(t *testing.T) {
+	r := newRig()
+	r.settings.set(`{messages: {queue: {mode: "interrupt"}}, channels: {telegram: {allowFrom: ["*"]}}}`)
+	llm := &stoppingModel{r: r}
+	r.proc.Models["zero"] = llm
+	// The stopping model marks the session for message 9 while turn 1 runs,
+	// as the webhook does when message 9 arrives in interrupt mode.
+	r.handle(t, msg(1, "a long task"))
+	r.proc.Models["zero"] = &scriptModel{answers: []model.Response{final("on the new question")}}
+	r.handle(t, msg(9, "never mind, this instead"))
+	r.handle(t, msg(10, "and this"))
+	var sent []string
+	for _, s := range r.sender.sent {
+		sent = append(sent, s.text)
+	}
+	if got := strings.Join(sent, " | "); got != "⏹️ Stopped. | on the new question | out of script" {
+		t.Fatalf("sent %q", got)
 	}
 }
