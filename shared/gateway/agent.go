@@ -36,10 +36,10 @@ var thinkingLevels = []string{"off", "minimal", "low", "medium", "high", "xhigh"
 
 // agentParams are the params of agent.
 //
-// Thinking, Timeout and ExtraSystemPrompt are validated and accepted but
-// not applied yet: inbound.Message has no fields for them, so the runner
-// uses the session's thinking level, agents.defaults.timeoutSeconds and
-// the assembled system prompt.
+// ExtraSystemPrompt is appended to the run's system prompt and Timeout
+// (seconds) tightens agents.defaults.timeoutSeconds for the run. Thinking
+// is validated and accepted but not applied yet: no provider is asked for
+// extended thinking, so the session's own level stands.
 type agentParams struct {
 	Message           *string `json:"message"`
 	SessionKey        string  `json:"sessionKey"`
@@ -214,6 +214,11 @@ func (g *gateway) accept(ctx context.Context, p agentParams) (any, error) {
 		ThreadID:   strings.TrimSpace(p.ThreadID),
 		Text:       *p.Message,
 		ReceivedAt: now,
+
+		ExtraSystemPrompt: p.ExtraSystemPrompt,
+	}
+	if p.Timeout != nil {
+		msg.TimeoutSeconds = *p.Timeout
 	}
 	if err := msg.Validate(); err != nil {
 		return nil, err

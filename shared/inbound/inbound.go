@@ -55,6 +55,10 @@ type Message struct {
 
 	Kind        string `json:"kind,omitempty"`        // "" or KindMigrate
 	MigrateFrom string `json:"migrateFrom,omitempty"` // KindMigrate: the old session key
+
+	// Per-run choices of a run requested through the gateway API.
+	ExtraSystemPrompt string `json:"extraSystemPrompt,omitempty"` // appended to the system prompt
+	TimeoutSeconds    int64  `json:"timeoutSeconds,omitempty"`    // tighter than agents.defaults.timeoutSeconds
 }
 
 // Validate reports the first missing field by name.

@@ -516,11 +516,14 @@ func (p *Processor) complete(ctx context.Context, t *turnState, entry session.En
 	for _, h := range p.Hooks.BeforeAgentStart {
 		h(ctx, &start)
 	}
+	if extra := strings.TrimSpace(t.msg.ExtraSystemPrompt); extra != "" {
+		start.Context = append(start.Context, extra)
+	}
 	system := start.System
 	for _, c := range start.Context {
 		system += "\n\n" + c
 	}
-	runCtx, cancel, limit := p.runContext(ctx, t.cfg)
+	runCtx, cancel, limit := p.runContext(ctx, t.cfg, t.msg.TimeoutSeconds)
 	defer cancel()
 	run, err := loop.Run(runCtx, agent.Input{Model: ref.Name, System: system, History: pruneToolResults(history), Prompt: prompt})
 	if errors.Is(err, agent.ErrStopped) {
@@ -555,12 +558,17 @@ func (p *Processor) complete(ctx context.Context, t *turnState, entry session.En
 // deadline, for writing the transcript, committing and replying.
 const runMargin = 15 * time.Second
 
-// runContext bounds one agent run by agents.defaults.timeoutSeconds and by
-// the function's deadline less runMargin, whichever is sooner.
-func (p *Processor) runContext(ctx context.Context, cfg *config.Config) (context.Context, context.CancelFunc, time.Duration) {
+// runContext bounds one agent run by agents.defaults.timeoutSeconds, the
+// run's requested timeout (seconds; 0 for none) and the function's deadline
+// less runMargin, whichever is sooner.
+func (p *Processor) runContext(ctx context.Context, cfg *config.Config, requested int64) (context.Context, context.CancelFunc, time.Duration) {
 	limit := time.Duration(cfg.Agents.Defaults.TimeoutSeconds) * time.Second
 	if limit <= 0 {
 		limit = config.DefaultTimeoutSeconds * time.Second
+	}
+	if requested > 0 {
+		// A run requested with its own timeout (the gateway's agent).
+		limit = min(limit, time.Duration(requested)*time.Second)
 	}
 	if deadline, ok := ctx.Deadline(); ok {
 		limit = min(limit, time.Until(deadline)-runMargin)

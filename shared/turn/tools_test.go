@@ -232,3 +232,25 @@ func TestProvidedToolsMatchTheInventory(t *testing.T) {
 		}
 	}
 }
+
+// TestAPIRunChoices: a run requested through the gateway with an extra
+// system prompt and its own timeout gets both.
+func TestAPIRunChoices(t *testing.T) {
+	r := newRig()
+	r.proc.System = "You are ZERO."
+	llm := &scriptModel{answers: []model.Response{final("ok")}}
+	r.proc.Models["zero"] = llm
+	m := msg(1, "hi")
+	m.ExtraSystemPrompt = "Answer in French."
+	r.handle(t, m)
+	if got := llm.seen[0].System; !strings.HasPrefix(got, "You are ZERO.") || !strings.HasSuffix(got, "\n\nAnswer in French.") {
+		t.Fatalf("system prompt %q; want the extra prompt appended", got)
+	}
+	r.proc.Models["zero"] = &stuckModel{}
+	slow := msg(2, "take your time")
+	slow.TimeoutSeconds = 1 // agents.defaults.timeoutSeconds is 600
+	r.handle(t, slow)
+	if got := r.lastSent(t); !strings.Contains(got, "time limit") {
+		t.Fatalf("reply %q; want the run stopped at its own timeout", got)
+	}
+}
