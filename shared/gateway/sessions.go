@@ -541,16 +541,26 @@ func patchOf(cfg *config.Config, p patchParams) ([]func(*session.Entry), error) 
 
 // deleteParams are the params of sessions.delete.
 type deleteParams struct {
-	Key string `json:"key"`
+	Key              string `json:"key"`
+	DeleteTranscript bool   `json:"deleteTranscript"`
+}
+
+// TranscriptDeleter is the optional capability of Deps.Transcripts behind
+// sessions.delete's deleteTranscript (transcript.Log has it).
+type TranscriptDeleter interface {
+	Delete(ctx context.Context, path string) error
 }
 
 // sessionsDelete deletes a session's entry and stored context:
 // {key, deleted: true}, also when there was none (deleting is
-// idempotent). The next message to the key starts a new session. The
-// transcript stays in the bucket: deleting transcripts is not supported
-// yet. A store without session.Deleter answers 501.
+// idempotent). The next message to the key starts a new session. With
+// deleteTranscript the session's transcript goes first (then
+// transcriptDeleted names it); otherwise it stays in the bucket. A store
+// without session.Deleter (or a transcript store that cannot delete)
+// answers 501.
 //
-// Store calls: 1 Delete.
+// Store calls: 1 Delete; with deleteTranscript also 1 Get, 1 List and one
+// object delete per transcript part.
 func (g *gateway) sessionsDelete(ctx context.Context, params json.RawMessage) (any, error) {
 	var p deleteParams
 	if err := decodeParams(params, &p); err != nil {
@@ -568,10 +578,30 @@ func (g *gateway) sessionsDelete(ctx context.Context, params json.RawMessage) (a
 		return nil, err
 	}
 	key := session.Canonical(agentOr(cfg, ""), p.Key, "", cfg.Keys())
+	out := map[string]any{"key": session.Display(key, cfg.Keys()), "deleted": true}
+	if p.DeleteTranscript {
+		td, ok := g.Transcripts.(TranscriptDeleter)
+		if !ok {
+			return nil, &statusError{http.StatusNotImplemented, fault.New(fault.Internal, "this transcript store cannot delete transcripts")}
+		}
+		// The entry names the transcript, so it goes first; a retry after
+		// a failure finds the entry still there.
+		e, err := g.Sessions.Get(ctx, key)
+		switch {
+		case err == nil:
+			path := transcriptPath(key, e)
+			if err := td.Delete(ctx, path); err != nil {
+				return nil, err
+			}
+			out["transcriptDeleted"] = path
+		case !fault.Is(err, fault.NotFound):
+			return nil, err
+		}
+	}
 	if err := d.Delete(ctx, key); err != nil {
 		return nil, err
 	}
-	return map[string]any{"key": session.Display(key, cfg.Keys()), "deleted": true}, nil
+	return out, nil
 }
 
 // status answers {ok: true, sessions: [the default agent's 5 newest

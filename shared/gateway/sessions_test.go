@@ -366,6 +366,34 @@ func TestSessionsDelete(t *testing.T) {
 	noDelete.call("sessions.delete", map[string]any{"key": "main"}).wantError(t, http.StatusNotImplemented, fault.Internal, "this session store cannot delete sessions")
 }
 
+func TestSessionsDeleteWithTranscript(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, "")
+	seedSessions(f)
+	e, err := f.sessions.Get(ctx, mainKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := transcriptPath(mainKey, e)
+	// seedSessions wrote its parts.
+	if keys, _ := f.bucket.List(ctx, path); len(keys) < 2 {
+		t.Fatalf("seeded parts: %v", keys)
+	}
+	var got struct {
+		Deleted           bool
+		TranscriptDeleted string
+	}
+	f.call("sessions.delete", map[string]any{"key": "main", "deleteTranscript": true}).decode(t, &got)
+	if !got.Deleted || got.TranscriptDeleted != path {
+		t.Fatalf("answer %+v; want the transcript %s named", got, path)
+	}
+	if keys, _ := f.bucket.List(ctx, path); len(keys) != 0 {
+		t.Fatalf("transcript parts left: %v", keys)
+	}
+	// Deleting again (no entry any more) still succeeds.
+	f.call("sessions.delete", map[string]any{"key": "main", "deleteTranscript": true}).decode(t, &got)
+}
+
 func TestStatus(t *testing.T) {
 	f := newFixture(t, `{session: {dmScope: "per-peer"}}`)
 	seedSessions(f)

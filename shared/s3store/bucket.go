@@ -140,3 +140,10 @@ func isNoSuchKey(err error) bool {
 	}
 	return apiCode(err) == "NoSuchKey"
 }
+
+// Remove deletes the object at key with one DeleteObject; a missing object
+// is not an error (S3 answers the same either way).
+func (b *Bucket) Remove(ctx context.Context, key string) error {
+	_, err := b.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &b.bucket, Key: &key})
+	return classify(err, "delete object "+key)
+}

@@ -175,3 +175,28 @@ func BenchmarkCreateGet(b *testing.B) {
 	}
 	b.ReportMetric(float64(counter.Total())/float64(b.N), "calls/op")
 }
+
+// TestTranscriptDelete removes a transcript part by part through
+// transcript.Log on a real bucket, idempotently.
+func TestTranscriptDelete(t *testing.T) {
+	ctx := context.Background()
+	b := New(testClient, freshBucket(t))
+	log := transcript.NewLog(b)
+	path := "agents/main/sessions/s1.jsonl"
+	for seq := int64(1); seq <= 3; seq++ {
+		if err := log.WritePart(ctx, path, seq, []any{map[string]any{"type": "message", "id": seq}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Create(ctx, "agents/main/sessions/s2.jsonl.d/0000000001.jsonl", []byte("{}\n")); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // the second time there is nothing left to delete
+		if err := log.Delete(ctx, path); err != nil {
+			t.Fatalf("Delete: %v", err)
+		}
+	}
+	if keys, err := b.List(ctx, "agents/main/sessions/"); err != nil || len(keys) != 1 || keys[0] != "agents/main/sessions/s2.jsonl.d/0000000001.jsonl" {
+		t.Fatalf("left %v, %v; want only the other session's part", keys, err)
+	}
+}

@@ -115,3 +115,29 @@ func parseLines(data []byte) ([]Line, error) {
 	}
 	return out, nil
 }
+
+// Remover is the optional Bucket capability to delete an object; deleting
+// a missing object succeeds.
+type Remover interface {
+	Remove(ctx context.Context, key string) error
+}
+
+// Delete removes the transcript at path, part by part (a List and one
+// delete per part). It is idempotent: a missing transcript is deleted
+// already. A bucket that cannot delete is fault.Internal.
+func (l *Log) Delete(ctx context.Context, path string) error {
+	r, ok := l.bucket.(Remover)
+	if !ok {
+		return fault.New(fault.Internal, "this transcript store cannot delete")
+	}
+	keys, err := l.bucket.List(ctx, path+".d/")
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if err := r.Remove(ctx, k); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -156,3 +156,11 @@ func (m *MemBucket) Delete(prefix string) {
 		}
 	}
 }
+
+// Remove implements transcript.Remover.
+func (m *MemBucket) Remove(_ context.Context, key string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.objects, key)
+	return nil
+}
