@@ -220,6 +220,13 @@ func (g *gateway) accept(ctx context.Context, p agentParams) (any, error) {
 	if p.Timeout != nil {
 		msg.TimeoutSeconds = *p.Timeout
 	}
+	// The runner sets them too, so a session the run creates gets them.
+	if p.Label != nil {
+		msg.Label = strings.TrimSpace(*p.Label)
+	}
+	if p.SpawnedBy != nil {
+		msg.SpawnedBy = strings.TrimSpace(*p.SpawnedBy)
+	}
 	if err := msg.Validate(); err != nil {
 		return nil, err
 	}

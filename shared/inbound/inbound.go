@@ -59,6 +59,8 @@ type Message struct {
 	// Per-run choices of a run requested through the gateway API.
 	ExtraSystemPrompt string `json:"extraSystemPrompt,omitempty"` // appended to the system prompt
 	TimeoutSeconds    int64  `json:"timeoutSeconds,omitempty"`    // tighter than agents.defaults.timeoutSeconds
+	Label             string `json:"label,omitempty"`             // sets the session's label
+	SpawnedBy         string `json:"spawnedBy,omitempty"`         // sets the session's spawnedBy
 }
 
 // Validate reports the first missing field by name.

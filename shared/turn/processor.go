@@ -439,6 +439,12 @@ func (p *Processor) prepareEntry(stored session.Entry, m inbound.Message) sessio
 		// transcript folder) for life.
 		e.AgentID = session.NormalizeAgentID(m.AgentID)
 	}
+	if m.Label != "" {
+		e.Label = m.Label
+	}
+	if m.SpawnedBy != "" {
+		e.SpawnedBy = m.SpawnedBy
+	}
 	if m.Channel == inbound.Internal && e.Channel != "" {
 		// A run requested through the API without delivery: the session
 		// keeps the routing its channel gave it.

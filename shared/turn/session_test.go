@@ -363,4 +363,11 @@ func TestAPIRunKeepsRouting(t *testing.T) {
 	if len(r.sender.sent) != 1 {
 		t.Fatalf("sent %d; the API run delivers nothing", len(r.sender.sent))
 	}
+	// A run the API requests for a new session sets its label.
+	fresh := api
+	fresh.ID, fresh.SessionKey, fresh.Label, fresh.SpawnedBy = "api:k2", "agent:main:subagent:x", "research", "agent:main:main"
+	r.handle(t, fresh)
+	if e := r.entry(t, "agent:main:subagent:x"); e.Label != "research" || e.SpawnedBy != "agent:main:main" {
+		t.Fatalf("new session %+v; want label and spawnedBy from the request", e)
+	}
 }
