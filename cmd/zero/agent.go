@@ -162,7 +162,7 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintln(stdout, accepted.RunID)
 		return nil
 	}
-	report, err := agentTurn(ctx, client, params, *timeout)
+	report, err := agentTurn(ctx, client, params, *timeout, nil)
 	if err != nil {
 		return err
 	}
@@ -177,9 +177,64 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
-// agentTurn starts a run, waits for it to end within timeout and reads the
-// reply from the session's history.
-func agentTurn(ctx context.Context, client *gatewayClient, params agentParams, timeout time.Duration) (agentReport, error) {
+// runEvent is one event of agent.events.
+type runEvent struct {
+	Seq    int64           `json:"seq"`
+	Stream string          `json:"stream"`
+	Data   json.RawMessage `json:"data"`
+}
+
+// eventsResult is agent.events' answer.
+type eventsResult struct {
+	Events  []runEvent `json:"events"`
+	NextSeq int64      `json:"nextSeq"`
+}
+
+// follower reads a run's events as they are stored and hands each to
+// onEvent once. It remembers the run's last assistant text: the reply of
+// exactly this run, whatever else the session did meanwhile.
+type follower struct {
+	client  *gatewayClient
+	runID   string
+	next    int64
+	reply   string
+	replied bool
+	onEvent func(runEvent)
+	broken  bool // the gateway cannot serve events; the reply comes from history
+}
+
+func (f *follower) poll(ctx context.Context) {
+	for !f.broken {
+		var res eventsResult
+		if err := f.client.call(ctx, "agent.events", map[string]any{"runId": f.runID, "afterSeq": f.next}, &res); err != nil {
+			f.broken = true
+			return
+		}
+		for _, ev := range res.Events {
+			if ev.Stream == "assistant" {
+				var d struct {
+					Text string `json:"text"`
+				}
+				if json.Unmarshal(ev.Data, &d) == nil {
+					f.reply, f.replied = d.Text, true
+				}
+			}
+			if f.onEvent != nil {
+				f.onEvent(ev)
+			}
+		}
+		if len(res.Events) == 0 || res.NextSeq <= f.next {
+			return
+		}
+		f.next = res.NextSeq
+	}
+}
+
+// agentTurn starts a run, waits for it to end within timeout and reads its
+// reply from its own events (falling back to the session's history).
+// onEvent, when set, sees the run's events while it goes on: waits are cut
+// to a second so they arrive as they happen.
+func agentTurn(ctx context.Context, client *gatewayClient, params agentParams, timeout time.Duration, onEvent func(runEvent)) (agentReport, error) {
 	deadline := time.Now().Add(timeout)
 	var accepted agentAccepted
 	if err := client.call(ctx, "agent", params, &accepted); err != nil {
@@ -188,10 +243,20 @@ func agentTurn(ctx context.Context, client *gatewayClient, params agentParams, t
 	if accepted.RunID == "" {
 		return agentReport{}, errors.New("gateway agent: the answer has no runId")
 	}
-	done, err := waitRun(ctx, client, accepted.RunID, deadline, timeout)
+	f := &follower{client: client, runID: accepted.RunID, onEvent: onEvent}
+	slice := maxWaitSlice
+	if onEvent != nil {
+		slice = time.Second
+	}
+	done, err := waitRun(ctx, client, accepted.RunID, deadline, timeout, slice, func() {
+		if onEvent != nil {
+			f.poll(ctx)
+		}
+	})
 	if err != nil {
 		return agentReport{}, err
 	}
+	f.poll(ctx)
 	report := agentReport{
 		RunID:      accepted.RunID,
 		SessionKey: accepted.SessionKey,
@@ -206,11 +271,15 @@ func agentTurn(ctx context.Context, client *gatewayClient, params agentParams, t
 	if key == "" {
 		return report, fmt.Errorf("run %s ended, but the gateway named no session to read the reply from", accepted.RunID)
 	}
+	report.SessionKey = key
+	if f.replied {
+		report.Reply = f.reply
+		return report, nil
+	}
 	var history historyResult
 	if err := client.call(ctx, "chat.history", historyParams{SessionKey: key, Limit: historyLimit}, &history); err != nil {
 		return report, fmt.Errorf("run %s ended; reading the reply: %w", accepted.RunID, err)
 	}
-	report.SessionKey = key
 	report.Reply = lastAssistantText(history.Messages)
 	return report, nil
 }
@@ -219,13 +288,16 @@ func agentTurn(ctx context.Context, client *gatewayClient, params agentParams, t
 // passes. A run that ended in error, or timed out on its own time limit
 // (status timeout with endedAt), is an error; timeout without endedAt only
 // means this wait ended first, so the next one starts.
-func waitRun(ctx context.Context, client *gatewayClient, runID string, deadline time.Time, timeout time.Duration) (waitResult, error) {
-	for {
+func waitRun(ctx context.Context, client *gatewayClient, runID string, deadline time.Time, timeout, maxSlice time.Duration, between func()) (waitResult, error) {
+	for first := true; ; first = false {
+		if !first && between != nil {
+			between()
+		}
 		left := time.Until(deadline)
 		if left <= 0 {
 			return waitResult{}, fmt.Errorf("run %s did not end within %s (it may still be running; wait again with `zero gateway call agent.wait --params '{\"runId\":%q}'`)", runID, timeout, runID)
 		}
-		slice := min(left, maxWaitSlice)
+		slice := min(left, maxSlice)
 		var res waitResult
 		err := client.callWithin(ctx, slice+waitSlack, "agent.wait", waitParams{RunID: runID, TimeoutMs: max(slice.Milliseconds(), 1)}, &res)
 		if err != nil {

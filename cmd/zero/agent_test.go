@@ -106,14 +106,14 @@ func TestAgent(t *testing.T) {
 			args:        []string{"--message", "hello", "--wait"},
 			waits:       []string{"timeout", "timeout", "ok"},
 			wantStdout:  "Hi there.\nHow can I help?\n",
-			wantMethods: []string{"agent", "agent.wait", "agent.wait", "agent.wait", "chat.history"},
+			wantMethods: []string{"agent", "agent.wait", "agent.wait", "agent.wait", "agent.events", "chat.history"},
 		},
 		{
 			name:        "wait json",
 			args:        []string{"--message", "hello", "--wait", "--json", "--deliver", "--channel", "telegram", "--to", "42"},
 			waits:       []string{"timeout", "ok"},
 			wantJSON:    map[string]any{"runId": "run-1", "status": "ok", "sessionKey": "agent:main:main", "reply": "Hi there.\nHow can I help?"},
-			wantMethods: []string{"agent", "agent.wait", "agent.wait", "chat.history"},
+			wantMethods: []string{"agent", "agent.wait", "agent.wait", "agent.events", "chat.history"},
 			wantAgent:   map[string]any{"deliver": true, "channel": "telegram", "to": "42"},
 		},
 		{
@@ -217,5 +217,32 @@ func TestLastAssistantText(t *testing.T) {
 				t.Errorf("lastAssistantText = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestAgentReplyFromRunEvents: the reply comes from the run's own events
+// when the gateway serves them, not from the session's newest message.
+func TestAgentReplyFromRunEvents(t *testing.T) {
+	var waits atomic.Int32
+	g := newFakeGateway(t, map[string]rpcHandler{
+		"agent":        agentAnswer,
+		"agent.wait":   waitAnswers(t, &waits, "ok"),
+		"chat.history": historyAnswer(t),
+		"agent.events": func(params json.RawMessage) (int, any) {
+			return 200, rpcSuccess(map[string]any{"runId": "run-1", "nextSeq": 3, "events": []any{
+				map[string]any{"seq": 1, "stream": "lifecycle", "data": map[string]any{"phase": "start"}},
+				map[string]any{"seq": 2, "stream": "assistant", "data": map[string]any{"text": "this run's reply"}},
+				map[string]any{"seq": 3, "stream": "lifecycle", "data": map[string]any{"phase": "end"}},
+			}})
+		},
+	})
+	stdout, _, err := runCLI(t, "agent", "--message", "hi", "--wait")
+	if err != nil || stdout != "this run's reply\n" {
+		t.Fatalf("stdout %q, %v", stdout, err)
+	}
+	for _, c := range g.received() {
+		if c.Method == "chat.history" {
+			t.Fatal("the reply was read from the history although the run's events had it")
+		}
 	}
 }

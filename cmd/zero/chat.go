@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -72,7 +73,26 @@ func chat(ctx context.Context, args []string, in io.Reader, stdout, stderr io.Wr
 			return nil
 		}
 		params := agentParams{Message: text, SessionKey: key, IdempotencyKey: newIdempotencyKey()}
-		report, err := agentTurn(ctx, client, params, *timeout)
+		report, err := agentTurn(ctx, client, params, *timeout, func(ev runEvent) {
+			// The run's steps, as they happen.
+			if ev.Stream != "tool" && ev.Stream != "compaction" {
+				return
+			}
+			var d struct {
+				Phase   string `json:"phase"`
+				Name    string `json:"name"`
+				IsError bool   `json:"isError"`
+			}
+			json.Unmarshal(ev.Data, &d)
+			switch {
+			case ev.Stream == "compaction":
+				fmt.Fprintf(stdout, "  · compacting the conversation (%s)\n", d.Phase)
+			case d.Phase == "start":
+				fmt.Fprintf(stdout, "  · %s…\n", d.Name)
+			case d.Phase == "result" && d.IsError:
+				fmt.Fprintf(stdout, "  · %s failed\n", d.Name)
+			}
+		})
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}

@@ -24,13 +24,13 @@ func TestChat(t *testing.T) {
 			name:        "one line, blank lines skipped, /exit ends",
 			input:       "hello\n\n   \n/exit\nnever sent\n",
 			wantStdout:  "Hi there.\nHow can I help?\n",
-			wantMethods: []string{"agent", "agent.wait", "chat.history"},
+			wantMethods: []string{"agent", "agent.wait", "agent.events", "chat.history"},
 		},
 		{
 			name:        "end of input ends",
 			input:       "a\nb",
 			wantStdout:  "Hi there.\nHow can I help?\nHi there.\nHow can I help?\n",
-			wantMethods: []string{"agent", "agent.wait", "chat.history", "agent", "agent.wait", "chat.history"},
+			wantMethods: []string{"agent", "agent.wait", "agent.events", "chat.history", "agent", "agent.wait", "agent.events", "chat.history"},
 		},
 		{
 			name:        "an error is reported and the loop goes on",

@@ -120,6 +120,7 @@ type handler func(g *gateway, ctx context.Context, params json.RawMessage) (any,
 var methods = map[string]handler{
 	"agent":            (*gateway).agent,
 	"agent.wait":       (*gateway).agentWait,
+	"agent.events":     (*gateway).agentEvents,
 	"chat.send":        (*gateway).chatSend,
 	"chat.history":     (*gateway).chatHistory,
 	"sessions.list":    (*gateway).sessionsList,
