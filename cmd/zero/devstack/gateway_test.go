@@ -203,15 +203,17 @@ func TestAgentWaitLatency(t *testing.T) {
 	}
 	rtt := time.Since(start) / probes
 
-	var total time.Duration
+	var total, waiting time.Duration
 	for i := range n {
 		begin := time.Now()
 		_, out := rpc(t, st, e2eGatewayToken, "agent", map[string]any{"message": fmt.Sprintf("bench %d", i), "sessionKey": "bench"})
 		runID := result(t, out)["runId"]
+		waitStart := time.Now()
 		_, out = rpc(t, st, e2eGatewayToken, "agent.wait", map[string]any{"runId": runID, "timeoutMs": 20000})
 		if r := result(t, out); r["status"] != "ok" {
 			t.Fatalf("run %d: %v", i, r)
 		}
+		waiting += time.Since(waitStart)
 		total += time.Since(begin)
 	}
 	mean := total / time.Duration(n)
@@ -225,6 +227,12 @@ func TestAgentWaitLatency(t *testing.T) {
 		runnerCalls += turnCalls(b)
 	}
 	perRun := float64(calls+runnerCalls) / float64(n)
+	waitReads := 0
+	for _, r := range requests {
+		waitReads += opCount(r, "DynamoDB.GetItem") // only agent.wait reads runs
+	}
+	t.Logf("BENCH agent_wait_reads reads=%d waiting=%s reads_per_second=%.1f (consistent GetItem of the run record)",
+		waitReads, waiting.Round(time.Millisecond), float64(waitReads)/waiting.Seconds())
 	t.Logf("BENCH agent_wait runs=%d mean=%s storage_calls_per_run=%.1f emulator_rtt=%s ratio=%.1f (mean / (calls × rtt); the local queue poller and RIE hops are the rest)",
 		n, mean.Round(time.Millisecond), perRun, rtt.Round(time.Microsecond), float64(mean)/(perRun*float64(rtt)))
 }
