@@ -110,20 +110,13 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	channel := fs.String("channel", "", "with --deliver, the channel to deliver on")
 	to := fs.String("to", "", "with --deliver, the recipient on that channel")
 	asJSON := fs.Bool("json", false, "print JSON: the accepted run, or with --wait {runId, sessionKey, status, startedAt, endedAt, reply}")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: zero agent --message TEXT [--session KEY] [--wait] [--timeout 120s] [--idempotency-key K] [--json] [--url URL] [--token TOKEN]")
-		fmt.Fprintln(stderr)
-		fmt.Fprintln(stderr, "Sends TEXT to the agent (method agent) and prints the run id; with --wait, waits")
-		fmt.Fprintln(stderr, "for the run (agent.wait) and prints the reply (the last assistant message).")
-		fmt.Fprintln(stderr)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, stderr, args,
+		"zero agent --message TEXT [--session KEY] [--wait] [--timeout 120s] [--idempotency-key K] [--json] [--url URL] [--token TOKEN]",
+		[]string{
+			"Sends TEXT to the agent (method agent) and prints the run id; with --wait, waits",
+			"for the run (agent.wait) and prints its reply.",
+		}, ` (quote the message: --message "...")`); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		fs.Usage()
-		return fmt.Errorf("zero agent takes no arguments, got %q (quote the message: --message \"...\")", fs.Args())
 	}
 	if strings.TrimSpace(*message) == "" {
 		fs.Usage()

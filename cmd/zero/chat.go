@@ -31,20 +31,12 @@ func chat(ctx context.Context, args []string, in io.Reader, stdout, stderr io.Wr
 	conn.register(fs)
 	sessionKey := fs.String("session", "", "the session `key` (default: the gateway's main session)")
 	timeout := fs.Duration("timeout", 120*time.Second, "how long to wait for each reply")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: zero chat [--session KEY] [--timeout 120s] [--url URL] [--token TOKEN]")
-		fmt.Fprintln(stderr)
-		fmt.Fprintln(stderr, "Reads a line, sends it to the agent, waits for the run and prints the reply;")
-		fmt.Fprintln(stderr, "again until end of input or /exit. The prompt and errors go to stderr.")
-		fmt.Fprintln(stderr)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, stderr, args, "zero chat [--session KEY] [--timeout 120s] [--url URL] [--token TOKEN]",
+		[]string{
+			"Reads a line, sends it to the agent, prints the run's steps and its reply;",
+			"again until end of input or /exit. The prompt and errors go to stderr.",
+		}, ""); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		fs.Usage()
-		return fmt.Errorf("zero chat takes no arguments, got %q", fs.Args())
 	}
 	if *timeout <= 0 {
 		return fmt.Errorf("--timeout must be positive, got %s", *timeout)

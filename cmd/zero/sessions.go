@@ -50,20 +50,12 @@ func runSessions(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	active := fs.Int("active", 0, "only sessions updated in the last `minutes`")
 	limit := fs.Int("limit", 0, "at most `N` sessions (default: the gateway's, 50)")
 	agentID := fs.String("agent", "", "only the sessions of agent `ID`")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: zero sessions [--json] [--active MINUTES] [--limit N] [--agent ID] [--url URL] [--token TOKEN]")
-		fmt.Fprintln(stderr)
-		fmt.Fprintln(stderr, "Lists the gateway's sessions (sessions.list): key, kind, channel, when last")
-		fmt.Fprintln(stderr, "updated, model, tokens (total/context) and label.")
-		fmt.Fprintln(stderr)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, stderr, args, "zero sessions [--json] [--active MINUTES] [--limit N] [--agent ID] [--url URL] [--token TOKEN]",
+		[]string{
+			"Lists the gateway's sessions (sessions.list): key, kind, channel, when last",
+			"updated, model, tokens (total/context) and label.",
+		}, ""); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		fs.Usage()
-		return fmt.Errorf("zero sessions takes no arguments, got %q", fs.Args())
 	}
 	if *active < 0 || *limit < 0 {
 		return fmt.Errorf("--active and --limit must not be negative")

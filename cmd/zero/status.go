@@ -38,20 +38,12 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var conn gatewayFlags
 	conn.register(fs)
 	asJSON := fs.Bool("json", false, `print {"url", "reachable", "ok", "error", "configVersion", "sessions": [...]}`)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: zero status [--json] [--url URL] [--token TOKEN]")
-		fmt.Fprintln(stderr)
-		fmt.Fprintln(stderr, "Asks the gateway for its status: reachable or not (and why), the config")
-		fmt.Fprintln(stderr, "version it runs with and its recent sessions.")
-		fmt.Fprintln(stderr)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, stderr, args, "zero status [--json] [--url URL] [--token TOKEN]",
+		[]string{
+			"Asks the gateway for its status: reachable or not (and why), the config",
+			"version it runs with and its recent sessions.",
+		}, ""); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		fs.Usage()
-		return fmt.Errorf("zero status takes no arguments, got %q", fs.Args())
 	}
 	client, err := conn.client(os.Getenv)
 	if err != nil {
