@@ -1,7 +1,6 @@
 package anthropic
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -37,14 +36,8 @@ func classify(err error, apiKey string) error {
 	switch {
 	case errors.As(err, &apiErr):
 		return classifyStatus(apiErr, apiKey)
-	case errors.Is(err, context.DeadlineExceeded):
-		return fault.Wrap(fault.Unavailable, err, "the model provider did not answer in time")
-	case errors.Is(err, context.Canceled):
-		return fault.Wrap(fault.Unavailable, err, "the model call was canceled")
 	}
-	// Transport failures (DNS, refused connection, reset) and unreadable
-	// answers: the provider may well answer on a later try.
-	return fault.Wrap(fault.Unavailable, err, "could not reach the model provider")
+	return model.TransportError(err)
 }
 
 // classifyStatus classifies an HTTP error answer:

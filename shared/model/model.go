@@ -117,3 +117,17 @@ func ParseRef(id string) (Ref, error) {
 	}
 	return Ref{Provider: strings.ToLower(provider), Name: name}, nil
 }
+
+// TransportError classifies a failed provider call that carries no HTTP
+// answer (adapters classify answers themselves): the context's deadline or
+// cancellation, or a transport failure (DNS, refused connection, reset, an
+// unreadable answer). All are fault.Unavailable: a later try may work.
+func TransportError(err error) error {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return fault.Wrap(fault.Unavailable, err, "the model provider did not answer in time")
+	case errors.Is(err, context.Canceled):
+		return fault.Wrap(fault.Unavailable, err, "the model call was canceled")
+	}
+	return fault.Wrap(fault.Unavailable, err, "could not reach the model provider")
+}
