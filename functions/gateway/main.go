@@ -16,8 +16,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -42,13 +40,7 @@ func main() {
 		logger.Error("gateway init failed", "err", err)
 		os.Exit(1)
 	}
-	handle := httpapi.Handler(api)
-	lambda.Start(func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
-		calls.Reset()
-		resp, err := handle(ctx, ev)
-		logger.InfoContext(ctx, "request done", "status", resp.StatusCode, "aws_calls", calls.Total(), "aws_ops", calls.String())
-		return resp, err
-	})
+	httpapi.Start(logger, calls, api)
 }
 
 func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (http.Handler, error) {

@@ -18,8 +18,6 @@ import (
 	"net/http"
 	"os"
 
-	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
@@ -42,14 +40,7 @@ func main() {
 		logger.Error("telegram-webhook init failed", "err", err)
 		os.Exit(1)
 	}
-	handle := httpapi.Handler(webhook)
-	lambda.Start(func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
-		// One invocation at a time per instance, so the counter is per request.
-		calls.Reset()
-		resp, err := handle(ctx, ev)
-		logger.InfoContext(ctx, "request done", "status", resp.StatusCode, "aws_calls", calls.Total(), "aws_ops", calls.String())
-		return resp, err
-	})
+	httpapi.Start(logger, calls, webhook)
 }
 
 func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (http.Handler, error) {

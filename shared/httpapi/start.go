@@ -1,0 +1,26 @@
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/zero-gateway/zero/shared/awsconfig"
+)
+
+// Start serves h as the function's handler for API Gateway HTTP API events
+// and never returns. After each request it logs the status and the AWS
+// calls the request made (calls counts them; one invocation runs at a time
+// per instance, so the count is the request's).
+func Start(logger *slog.Logger, calls *awsconfig.Counter, h http.Handler) {
+	handle := Handler(h)
+	lambda.Start(func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+		calls.Reset()
+		resp, err := handle(ctx, ev)
+		logger.InfoContext(ctx, "request done", "status", resp.StatusCode, "aws_calls", calls.Total(), "aws_ops", calls.String())
+		return resp, err
+	})
+}
