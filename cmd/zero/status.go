@@ -19,6 +19,7 @@ type statusReport struct {
 	OK            bool              `json:"ok"`
 	Error         string            `json:"error,omitempty"`
 	ConfigVersion json.RawMessage   `json:"configVersion,omitempty"`
+	Store         string            `json:"store,omitempty"`
 	Sessions      []json.RawMessage `json:"sessions"`
 }
 
@@ -27,6 +28,7 @@ type statusResult struct {
 	OK            bool              `json:"ok"`
 	Sessions      []json.RawMessage `json:"sessions"`
 	ConfigVersion json.RawMessage   `json:"configVersion"`
+	Store         string            `json:"store"`
 }
 
 // runStatus is `zero status`: whether the gateway answers, its config
@@ -62,6 +64,7 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	default:
 		report.Reachable, report.OK = true, res.OK
 		report.ConfigVersion = res.ConfigVersion
+		report.Store = res.Store
 		if res.Sessions != nil {
 			report.Sessions = res.Sessions
 		}
@@ -93,6 +96,9 @@ func printStatus(w io.Writer, r statusReport, now time.Time) error {
 	}
 	fmt.Fprintf(w, "reachable:       yes (%s)\n", health)
 	fmt.Fprintf(w, "config version:  %s\n", plainJSON(r.ConfigVersion))
+	if r.Store != "" {
+		fmt.Fprintf(w, "store:           %s\n", r.Store)
+	}
 	rows, err := decodeRows(r.Sessions)
 	if err != nil {
 		return fmt.Errorf("gateway status: %w", err)

@@ -71,7 +71,9 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 		Runs:        store.Runs(),
 		Transcripts: transcript.NewLog(s3store.New(s3Client, env["ZERO_BUCKET"])),
 		Queue:       sqsqueue.New(sqs.NewFromConfig(awsCfg), env["ZERO_QUEUE_URL"]),
-		Now:         time.Now,
-		Log:         logger,
+		Store: fmt.Sprintf("dynamodb table %s, s3 bucket %s, config parameter %s",
+			env["ZERO_TABLE"], env["ZERO_BUCKET"], env["ZERO_CONFIG_PARAMETER"]),
+		Now: time.Now,
+		Log: logger,
 	}), nil
 }

@@ -82,8 +82,11 @@ type Deps struct {
 	Runs        run.Getter
 	Transcripts TranscriptReader
 	Queue       Enqueuer
-	Now         func() time.Time // nil: time.Now
-	Log         *slog.Logger     // nil: slog.Default()
+	// Store names where the state lives, for status (e.g. "dynamodb
+	// table zero-sessions, s3 bucket zero-transcripts"); "" leaves it out.
+	Store string
+	Now   func() time.Time // nil: time.Now
+	Log   *slog.Logger     // nil: slog.Default()
 }
 
 // New returns the gateway's HTTP handler. It answers every path (the main

@@ -638,5 +638,9 @@ func (g *gateway) status(ctx context.Context, params json.RawMessage) (any, erro
 			return nil, err
 		}
 	}
-	return map[string]any{"ok": true, "sessions": rows, "configVersion": version}, nil
+	out := map[string]any{"ok": true, "sessions": rows, "configVersion": version}
+	if g.Store != "" {
+		out["store"] = g.Store
+	}
+	return out, nil
 }

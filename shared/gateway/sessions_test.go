@@ -395,15 +395,16 @@ func TestSessionsDeleteWithTranscript(t *testing.T) {
 }
 
 func TestStatus(t *testing.T) {
-	f := newFixture(t, `{session: {dmScope: "per-peer"}}`)
+	f := newFixture(t, `{session: {dmScope: "per-peer"}}`, func(d *Deps) { d.Store = "dynamodb table t" })
 	seedSessions(f)
 	var got struct {
 		OK            bool
 		Sessions      []Row
 		ConfigVersion string
+		Store         string
 	}
 	f.call("status", map[string]any{}).decode(t, &got)
-	if !got.OK || len(got.Sessions) != 5 || got.Sessions[0].Key != mainKey || got.ConfigVersion != "1" {
+	if !got.OK || len(got.Sessions) != 5 || got.Sessions[0].Key != mainKey || got.ConfigVersion != "1" || got.Store != "dynamodb table t" {
 		t.Fatalf("status %+v", got)
 	}
 	empty := newFixture(t, "")

@@ -140,7 +140,9 @@ func TestGatewayAPI(t *testing.T) {
 			t.Fatalf("config.get raw %q; the invalid patch must change nothing", raw)
 		}
 		_, out = rpc(t, st, e2eGatewayToken, "status", map[string]any{})
-		result(t, out)
+		if store, _ := result(t, out)["store"].(string); !strings.Contains(store, st.Resources.Tables["SessionTable"].Name) {
+			t.Fatalf("status store %q; want the session table named", store)
+		}
 	})
 }
 
