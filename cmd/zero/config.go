@@ -119,32 +119,22 @@ func configFileArg(fs *flag.FlagSet, args []string) (string, error) {
 }
 
 func runConfig(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	usage := func(w io.Writer) {
-		fmt.Fprintln(w, "usage: zero config check [FILE]")
-		fmt.Fprintln(w, "       zero config push --parameter NAME [FILE]")
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, "check validates zero.json (JSON5) and lists its warnings; it fails naming the")
-		fmt.Fprintln(w, "offending key. push validates it, then writes it to the deployed stack's SSM")
-		fmt.Fprintln(w, "parameter (/zero/<stack>/config) with the default AWS configuration; the functions")
-		fmt.Fprintln(w, "apply it within their config TTL, without a redeploy.")
-		fmt.Fprintln(w)
-		fmt.Fprintf(w, "FILE defaults to $%s, else ~/.zero/zero.json.\n", configEnv)
-	}
-	if len(args) == 0 {
-		usage(stderr)
-		return flag.ErrHelp
-	}
-	switch args[0] {
-	case "check":
-		return runConfigCheck(args[1:], stdout, stderr)
-	case "push":
-		return runConfigPush(ctx, args[1:], stdout, stderr)
-	case "-h", "-help", "--help", "help":
-		usage(stdout)
-		return nil
-	}
-	usage(stderr)
-	return fmt.Errorf("unknown config command %q", args[0])
+	return dispatch(ctx, "config", args, stdout, stderr, []string{
+		"usage: zero config check [FILE]",
+		"       zero config push --parameter NAME [FILE]",
+		"",
+		"check validates zero.json (JSON5) and lists its warnings; it fails naming the",
+		"offending key. push validates it, then writes it to the deployed stack's SSM",
+		"parameter (/zero/<stack>/config) with the default AWS configuration; the functions",
+		"apply it within their config TTL, without a redeploy.",
+		"",
+		"FILE defaults to $" + configEnv + ", else ~/.zero/zero.json.",
+	}, map[string]subcommand{
+		"check": func(_ context.Context, args []string, stdout, stderr io.Writer) error {
+			return runConfigCheck(args, stdout, stderr)
+		},
+		"push": runConfigPush,
+	})
 }
 
 func runConfigCheck(args []string, stdout, stderr io.Writer) error {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -27,4 +28,32 @@ func parseFlags(fs *flag.FlagSet, stderr io.Writer, args []string, usage string,
 		return fmt.Errorf("%s takes no arguments, got %q%s", fs.Name(), fs.Args(), hint)
 	}
 	return nil
+}
+
+// subcommand is one command under a command group (zero config check).
+type subcommand func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+
+// dispatch runs the subcommand named by args[0] of the group (e.g.
+// "config"), printing help (the lines of usage) on -h or when none or an
+// unknown one is given.
+func dispatch(ctx context.Context, group string, args []string, stdout, stderr io.Writer, usage []string, subs map[string]subcommand) error {
+	printUsage := func(w io.Writer) {
+		for _, line := range usage {
+			fmt.Fprintln(w, line)
+		}
+	}
+	if len(args) == 0 {
+		printUsage(stderr)
+		return flag.ErrHelp
+	}
+	if sub, ok := subs[args[0]]; ok {
+		return sub(ctx, args[1:], stdout, stderr)
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		printUsage(stdout)
+		return nil
+	}
+	printUsage(stderr)
+	return fmt.Errorf("unknown %s command %q", group, args[0])
 }

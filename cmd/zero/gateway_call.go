@@ -12,24 +12,11 @@ import (
 
 // runGateway is `zero gateway`: talk to the gateway API directly.
 func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	usage := func(w io.Writer) {
-		fmt.Fprintln(w, "usage: zero gateway call METHOD [--params JSON] [--json] [--url URL] [--token TOKEN]")
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, "call sends one RPC (POST <url>/rpc) and prints its result.")
-	}
-	if len(args) == 0 {
-		usage(stderr)
-		return flag.ErrHelp
-	}
-	switch args[0] {
-	case "call":
-		return runGatewayCall(ctx, args[1:], stdout, stderr)
-	case "-h", "-help", "--help", "help":
-		usage(stdout)
-		return nil
-	}
-	usage(stderr)
-	return fmt.Errorf("unknown gateway command %q", args[0])
+	return dispatch(ctx, "gateway", args, stdout, stderr, []string{
+		"usage: zero gateway call METHOD [--params JSON] [--json] [--url URL] [--token TOKEN]",
+		"",
+		"call sends one RPC (POST <url>/rpc) and prints its result.",
+	}, map[string]subcommand{"call": runGatewayCall})
 }
 
 // runGatewayCall is `zero gateway call METHOD`: any method, params given as

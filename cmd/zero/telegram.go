@@ -28,24 +28,11 @@ const telegramWebhookPath = "/webhooks/telegram"
 
 // runTelegram is `zero telegram`: set up the Telegram bot.
 func runTelegram(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	usage := func(w io.Writer) {
-		fmt.Fprintln(w, "usage: zero telegram set-webhook --url PUBLIC_URL [--secret S] [--token T] [--api URL] [--drop-pending]")
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, "set-webhook points the bot at the deployed webhook (PUBLIC_URL/webhooks/telegram).")
-	}
-	if len(args) == 0 {
-		usage(stderr)
-		return flag.ErrHelp
-	}
-	switch args[0] {
-	case "set-webhook":
-		return runSetWebhook(ctx, args[1:], stdout, stderr)
-	case "-h", "-help", "--help", "help":
-		usage(stdout)
-		return nil
-	}
-	usage(stderr)
-	return fmt.Errorf("unknown telegram command %q", args[0])
+	return dispatch(ctx, "telegram", args, stdout, stderr, []string{
+		"usage: zero telegram set-webhook --url PUBLIC_URL [--secret S] [--token T] [--api URL] [--drop-pending]",
+		"",
+		"set-webhook points the bot at the deployed webhook (PUBLIC_URL/webhooks/telegram).",
+	}, map[string]subcommand{"set-webhook": runSetWebhook})
 }
 
 // runSetWebhook is `zero telegram set-webhook`: Bot API setWebhook with the
