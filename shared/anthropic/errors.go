@@ -52,7 +52,7 @@ func classify(err error, apiKey string) error {
 func classifyStatus(e *sdk.Error, apiKey string) error {
 	status := e.StatusCode
 	cause := fmt.Errorf("anthropic: HTTP %d (type %q, code %q, request-id %q)", status, e.Type(), e.ErrorCode(), e.RequestID)
-	msg := providerMessage(e, apiKey)
+	msg := model.ProviderMessage(e.Message, e.StatusCode, apiKey)
 
 	switch {
 	case status == http.StatusUnauthorized:
@@ -95,19 +95,4 @@ func isContextOverflow(e *sdk.Error) bool {
 		}
 	}
 	return false
-}
-
-// providerMessage is the provider's error text, safe to show a user.
-func providerMessage(e *sdk.Error, apiKey string) string {
-	msg := strings.TrimSpace(e.Message)
-	if msg == "" {
-		msg = http.StatusText(e.StatusCode)
-	}
-	if msg == "" {
-		msg = fmt.Sprintf("HTTP %d", e.StatusCode)
-	}
-	if apiKey != "" {
-		msg = strings.ReplaceAll(msg, apiKey, "[redacted]")
-	}
-	return msg
 }

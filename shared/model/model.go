@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/zero-gateway/zero/shared/fault"
@@ -130,4 +132,21 @@ func TransportError(err error) error {
 		return fault.Wrap(fault.Unavailable, err, "the model call was canceled")
 	}
 	return fault.Wrap(fault.Unavailable, err, "could not reach the model provider")
+}
+
+// ProviderMessage is a provider's error text, safe to show a user: the
+// message the provider sent (else the HTTP status text) with the API key,
+// should the provider echo it, redacted.
+func ProviderMessage(message string, status int, apiKey string) string {
+	msg := strings.TrimSpace(message)
+	if msg == "" {
+		msg = http.StatusText(status)
+	}
+	if msg == "" {
+		msg = fmt.Sprintf("HTTP %d", status)
+	}
+	if apiKey != "" {
+		msg = strings.ReplaceAll(msg, apiKey, "[redacted]")
+	}
+	return msg
 }
