@@ -83,20 +83,25 @@ type Processor struct {
 //     before it was recorded sends that one message again; nothing else
 //     repeats.
 func (p *Processor) Handle(ctx context.Context, m inbound.Message, attempt int) error {
-	return p.handle(ctx, m, attempt, nil)
+	return p.handle(ctx, m, attempt, nil, nil)
 }
 
 // handle is Handle; a non-nil collected makes the turn answer those
 // messages too (queue mode collect): m.Text is their combined prompt and
-// the commit records each of them done.
-func (p *Processor) handle(ctx context.Context, m inbound.Message, attempt int, collected []string) error {
+// the commit records each of them done. loaded, when set, is the snapshot
+// of m the caller already read, so it is not read again.
+func (p *Processor) handle(ctx context.Context, m inbound.Message, attempt int, collected []string, loaded *Snapshot) error {
 	if err := m.Validate(); err != nil {
 		return err
 	}
-	snap, err := p.Store.Load(ctx, m.SessionKey, m.ID)
-	if err != nil {
-		return fmt.Errorf("load session %s: %w", m.SessionKey, err)
+	if loaded == nil {
+		snap, err := p.Store.Load(ctx, m.SessionKey, m.ID)
+		if err != nil {
+			return fmt.Errorf("load session %s: %w", m.SessionKey, err)
+		}
+		loaded = &snap
 	}
+	snap := *loaded
 	if rec := snap.Record; rec != nil {
 		if rec.State == Done {
 			p.log().InfoContext(ctx, "duplicate message skipped", "message", m.ID, "session", m.SessionKey)

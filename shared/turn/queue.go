@@ -67,7 +67,7 @@ func (p *Processor) collect(ctx context.Context, msgs []inbound.Message, attempt
 		ids = append(ids, m.ID)
 	}
 	p.log().InfoContext(ctx, "collecting queued messages into one turn", "session", first.SessionKey, "messages", len(msgs))
-	err = p.handle(ctx, merged, attempts[0], ids)
+	err = p.handle(ctx, merged, attempts[0], ids, &snap)
 	if fault.Is(err, fault.Conflict) {
 		p.log().WarnContext(ctx, "collected turn conflicted; one turn each instead", "session", first.SessionKey, "err", err)
 		return false, nil
