@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -15,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
 	"github.com/zero-gateway/zero/shared/anthropic"
@@ -42,7 +44,7 @@ func main() {
 	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	slog.SetDefault(logger) // adapters that log through slog's default log JSON too
 	calls := awsconfig.NewCounter()
-	proc, err := setup(context.Background(), logger, calls)
+	app, err := setup(context.Background(), logger, calls)
 	if err != nil {
 		// Failing init makes Lambda report the error and SQS redeliver the
 		// batch later, so a bad config loses no message.
@@ -52,17 +54,26 @@ func main() {
 	lambda.Start(func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
 		// One invocation at a time per instance, so the counter is per batch.
 		calls.Reset()
-		// A session's consecutive messages go together, so queue mode
-		// collect can answer them as one turn.
-		resp := sqsqueue.ConsumeGroups(ctx, ev, maxCollect, proc.HandleGroup)
+		resp := app.consumer.Consume(ctx, ev)
 		logger.InfoContext(ctx, "batch done", "records", len(ev.Records), "failed", len(resp.BatchItemFailures),
 			"aws_calls", calls.Total(), "aws_ops", calls.String())
 		return resp, nil
 	})
 }
 
-func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (*turn.Processor, error) {
+// app is the runner's wiring: the turn processor and the queue consumer
+// that feeds it.
+type app struct {
+	proc     *turn.Processor
+	consumer *sqsqueue.Consumer
+}
+
+func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (*app, error) {
 	env, err := requireEnv("ZERO_TABLE", "ZERO_BUCKET", "TELEGRAM_BOT_TOKEN")
+	if err != nil {
+		return nil, err
+	}
+	consumer, err := consumerFromEnv(logger)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +99,7 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 	tg := telegram.NewClient(envOr("TELEGRAM_API_BASE_URL", "https://api.telegram.org"), env["TELEGRAM_BOT_TOKEN"], httpClient)
 	bucket := s3store.New(s3Client, env["ZERO_BUCKET"])
 	store := dynamo.New(dynamodb.NewFromConfig(awsCfg), env["ZERO_TABLE"])
-	return &turn.Processor{
+	proc := &turn.Processor{
 		Store:        store,
 		Runs:         store.Runs(),
 		Transcript:   transcript.NewLog(bucket),
@@ -100,7 +111,55 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 		System:       systemPrompt,
 		Log:          logger,
 		Now:          time.Now,
+	}
+	// A session's consecutive messages go together, so queue mode collect
+	// can answer them as one turn; different sessions run concurrently.
+	consumer.Handler, consumer.Failed = proc.HandleGroup, proc.Failed
+	if url := os.Getenv("ZERO_QUEUE_URL"); url != "" {
+		consumer.Delayer = sqsqueue.New(sqs.NewFromConfig(awsCfg), url)
+	} else {
+		logger.Warn("ZERO_QUEUE_URL is not set: a failed message waits for the queue's visibility timeout instead of a backoff")
+	}
+	return &app{proc: proc, consumer: consumer}, nil
+}
+
+// consumerFromEnv reads the queue consumer's settings; a bad value is an
+// error naming its variable.
+func consumerFromEnv(logger *slog.Logger) (*sqsqueue.Consumer, error) {
+	var n [5]int
+	for i, v := range []struct {
+		name     string
+		def, min int
+	}{
+		{"ZERO_GROUP_CONCURRENCY", sqsqueue.DefaultConcurrency, 1},
+		{"ZERO_MIN_BUDGET_SECONDS", 120, 0},
+		{"ZERO_MAX_RECEIVE_COUNT", 5, 0},
+		{"ZERO_RETRY_BASE_SECONDS", 5, 0},
+		{"ZERO_RETRY_MAX_SECONDS", 300, 0},
+	} {
+		var err error
+		if n[i], err = intEnv(v.name, v.def, v.min); err != nil {
+			return nil, err
+		}
+	}
+	return &sqsqueue.Consumer{
+		Concurrency: n[0], MaxRun: maxCollect, MinBudget: time.Duration(n[1]) * time.Second, MaxReceives: n[2],
+		Backoff: sqsqueue.Backoff{Base: time.Duration(n[3]) * time.Second, Max: time.Duration(n[4]) * time.Second},
+		Log:     logger,
 	}, nil
+}
+
+// intEnv reads an integer variable, def when unset.
+func intEnv(name string, def, minimum int) (int, error) {
+	raw := os.Getenv(name)
+	if raw == "" {
+		return def, nil
+	}
+	v, err := strconv.Atoi(raw)
+	if err != nil || v < minimum {
+		return 0, fmt.Errorf("environment variable %s: %q is not a whole number >= %d", name, raw, minimum)
+	}
+	return v, nil
 }
 
 // newModels builds a client for every provider this deployment can reach:

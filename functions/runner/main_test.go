@@ -100,10 +100,11 @@ func newRunner(t *testing.T, model string, extraEnv map[string]string) (*turntes
 	for k, v := range env {
 		t.Setenv(k, v)
 	}
-	proc, err := setup(context.Background(), slog.New(slog.DiscardHandler), nil)
+	app, err := setup(context.Background(), slog.New(slog.DiscardHandler), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	proc := app.proc
 	crash := &turntest.CrashStore{Store: proc.Store}
 	proc.Store = crash
 	deliver := func(m inbound.Message, attempt int) events.SQSEventResponse {
@@ -326,11 +327,11 @@ func TestSampleEvent(t *testing.T) {
 	body, _ := json.Marshal(m)
 	ev.Records[0].Body = string(body)
 	_, _, tg := newRunner(t, "zero/echo", nil)
-	proc, err := setup(context.Background(), slog.New(slog.DiscardHandler), nil)
+	app, err := setup(context.Background(), slog.New(slog.DiscardHandler), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp := sqsqueue.Consume(context.Background(), ev, proc.Handle); len(resp.BatchItemFailures) != 0 {
+	if resp := app.consumer.Consume(context.Background(), ev); len(resp.BatchItemFailures) != 0 {
 		t.Fatalf("sample event failed: %+v", resp)
 	}
 	if len(tg.texts) != 1 || tg.texts[0] != "echo: Hello, ZERO!" {

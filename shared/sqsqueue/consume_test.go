@@ -8,10 +8,12 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/zero-gateway/zero/shared/inbound"
 )
@@ -42,57 +44,72 @@ func captureLog(t *testing.T) *bytes.Buffer {
 
 func TestConsumeAllSucceed(t *testing.T) {
 	ev := events.SQSEvent{Records: []events.SQSMessage{record("a1", "A", "x"), record("b1", "B", "x"), record("a2", "A", "x")}}
-	var seen []string
+	var mu sync.Mutex
+	seen := map[string][]string{} // session → ids in handling order
 	resp := Consume(context.Background(), ev, func(_ context.Context, m inbound.Message, attempt int) error {
 		if attempt != 1 {
 			t.Errorf("attempt = %d without ApproximateReceiveCount; want 1", attempt)
 		}
-		seen = append(seen, m.ID)
+		mu.Lock()
+		seen[m.SessionKey] = append(seen[m.SessionKey], m.ID)
+		mu.Unlock()
 		return nil
 	})
-	if len(resp.BatchItemFailures) != 0 || !slices.Equal(seen, []string{"a1", "b1", "a2"}) {
-		t.Fatalf("failures %v, handled %v; want none and all three in order", failures(resp), seen)
+	if len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("failures %v; want none", failures(resp))
+	}
+	if diff := cmp.Diff(map[string][]string{"A": {"a1", "a2"}, "B": {"b1"}}, seen); diff != "" {
+		t.Fatalf("handled per session (-want +got):\n%s", diff)
 	}
 }
 
-func TestConsumeStopsAtFirstFailure(t *testing.T) {
+func TestConsumeFailureHoldsBackOnlyItsGroup(t *testing.T) {
+	captureLog(t)
 	ev := events.SQSEvent{Records: []events.SQSMessage{
-		record("a1", "A", "x"), record("b1", "B", "x"), record("a2", "A", "x"), record("c1", "C", "x"), record("b2", "B", "x"),
+		record("a1", "A", "x"), record("b1", "B", "x"), record("a2", "A", "x"), record("c1", "C", "x"),
 	}}
+	var mu sync.Mutex
 	var seen []string
 	resp := Consume(context.Background(), ev, func(_ context.Context, m inbound.Message, _ int) error {
+		mu.Lock()
 		seen = append(seen, m.ID)
-		if m.ID == "a2" {
+		mu.Unlock()
+		if m.ID == "a1" {
 			return errors.New("model unavailable")
 		}
 		return nil
 	})
-	if want := []string{"sqs-a2", "sqs-c1", "sqs-b2"}; !slices.Equal(failures(resp), want) {
-		t.Fatalf("failures = %v; want %v (the failed record and every later one, any group)", failures(resp), want)
+	if diff := cmp.Diff([]string{"sqs-a1", "sqs-a2"}, failures(resp)); diff != "" {
+		t.Errorf("failures (-want +got):\n%s", diff)
 	}
-	if want := []string{"a1", "b1", "a2"}; !slices.Equal(seen, want) {
-		t.Fatalf("handled %v; want %v (nothing after the failure)", seen, want)
+	slices.Sort(seen)
+	if diff := cmp.Diff([]string{"a1", "b1", "c1"}, seen); diff != "" {
+		t.Errorf("handled (-want +got); a2 must wait behind a1, the others run:\n%s", diff)
 	}
 }
 
 func TestConsumePoisonBody(t *testing.T) {
 	logs := captureLog(t)
 	secret := "my password is hunter2"
-	bad := events.SQSMessage{MessageId: "sqs-bad", Body: `{"text":"` + secret + `"`, Attributes: map[string]string{"ApproximateReceiveCount": "3"}}
+	bad := events.SQSMessage{MessageId: "sqs-bad", Body: `{"text":"` + secret + `"`, Attributes: map[string]string{"ApproximateReceiveCount": "3", "MessageGroupId": "A"}}
 	invalid := record("", "A", secret) // decodes, but has no id
 	invalid.MessageId = "sqs-invalid"
 	for _, poison := range []events.SQSMessage{bad, invalid} {
 		ev := events.SQSEvent{Records: []events.SQSMessage{record("a1", "A", "x"), poison, record("b1", "B", "x")}}
+		var mu sync.Mutex
 		var seen []string
 		resp := Consume(context.Background(), ev, func(_ context.Context, m inbound.Message, _ int) error {
+			mu.Lock()
 			seen = append(seen, m.ID)
+			mu.Unlock()
 			return nil
 		})
-		if want := []string{poison.MessageId, "sqs-b1"}; !slices.Equal(failures(resp), want) {
-			t.Errorf("failures = %v; want %v", failures(resp), want)
+		if want := []string{poison.MessageId}; !slices.Equal(failures(resp), want) {
+			t.Errorf("failures = %v; want %v (only the poison record: b1 is another session)", failures(resp), want)
 		}
-		if !slices.Equal(seen, []string{"a1"}) {
-			t.Errorf("handled %v; want only a1", seen)
+		slices.Sort(seen)
+		if !slices.Equal(seen, []string{"a1", "b1"}) {
+			t.Errorf("handled %v; want a1 and b1", seen)
 		}
 	}
 	out := logs.String()
@@ -122,15 +139,16 @@ func TestConsumeRecoversPanic(t *testing.T) {
 }
 
 func TestConsumeStopsWhenContextDone(t *testing.T) {
+	captureLog(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	ev := events.SQSEvent{Records: []events.SQSMessage{record("a1", "A", "x"), record("b1", "B", "x"), record("c1", "C", "x")}}
+	ev := events.SQSEvent{Records: []events.SQSMessage{record("a1", "A", "x"), record("a2", "A", "x"), record("a3", "A", "x")}}
 	var seen []string
 	resp := Consume(ctx, ev, func(_ context.Context, m inbound.Message, _ int) error {
 		seen = append(seen, m.ID)
 		cancel() // the deadline passes while a1 runs; a1 itself succeeds
 		return nil
 	})
-	if want := []string{"sqs-b1", "sqs-c1"}; !slices.Equal(failures(resp), want) {
+	if want := []string{"sqs-a2", "sqs-a3"}; !slices.Equal(failures(resp), want) {
 		t.Fatalf("failures = %v; want %v", failures(resp), want)
 	}
 	if !slices.Equal(seen, []string{"a1"}) {
@@ -196,28 +214,38 @@ func TestConsumeGroups(t *testing.T) {
 		wantRuns     []string
 		wantFailures []string
 	}{
-		{"runs of one group", 10, nil, []string{"a1,a2", "b1", "a4,a5"}, []string{"sqs-a3", "sqs-a6"}},
-		{"maxRun splits a run", 1, nil, []string{"a1", "a2", "b1", "a4", "a5"}, []string{"sqs-a3", "sqs-a6"}},
-		{"a partly finished run reports the rest", 10, map[string]int{"a1": 1}, []string{"a1,a2"},
-			[]string{"sqs-a2", "sqs-b1", "sqs-a4", "sqs-a5", "sqs-a3", "sqs-a6"}},
+		// A group's records are consecutive to the handler even when
+		// other groups' records sit between them in the batch.
+		{"runs of one group", 10, nil, []string{"a1,a2,a4,a5", "b1"}, []string{"sqs-a3", "sqs-a6"}},
+		{"maxRun splits a run", 1, nil, []string{"a1", "a2", "a4", "a5", "b1"}, []string{"sqs-a3", "sqs-a6"}},
+		{"a partly finished run reports the rest of its group only", 10, map[string]int{"a1": 1}, []string{"a1,a2,a4,a5", "b1"},
+			[]string{"sqs-a2", "sqs-a4", "sqs-a5", "sqs-a3", "sqs-a6"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			captureLog(t)
 			var runs []string
-			resp := ConsumeGroups(context.Background(), batch(), tt.maxRun, func(_ context.Context, msgs []inbound.Message, attempts []int) (int, error) {
+			var mu sync.Mutex
+			c := &Consumer{MaxRun: tt.maxRun, Handler: func(_ context.Context, msgs []inbound.Message, attempts []int) (int, error) {
 				var ids []string
 				for _, m := range msgs {
 					ids = append(ids, m.ID)
 				}
+				mu.Lock()
 				runs = append(runs, strings.Join(ids, ","))
+				mu.Unlock()
 				if n, ok := tt.doneOf[msgs[0].ID]; ok {
 					return n, errors.New("failed midway")
 				}
 				return len(msgs), nil
-			})
-			if !slices.Equal(runs, tt.wantRuns) || !slices.Equal(failures(resp), tt.wantFailures) {
-				t.Fatalf("runs %v failures %v; want %v and %v", runs, failures(resp), tt.wantRuns, tt.wantFailures)
+			}}
+			resp := c.Consume(context.Background(), batch())
+			slices.Sort(runs)
+			if diff := cmp.Diff(tt.wantRuns, runs); diff != "" {
+				t.Errorf("runs (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantFailures, failures(resp)); diff != "" {
+				t.Errorf("failures (-want +got):\n%s", diff)
 			}
 		})
 	}

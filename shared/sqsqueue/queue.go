@@ -13,9 +13,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"strconv"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
@@ -83,4 +86,36 @@ func encode(m inbound.Message) ([]byte, error) {
 	body = bytes.ReplaceAll(body, []byte("\uFFFE"), []byte(`\ufffe`))
 	body = bytes.ReplaceAll(body, []byte("\uFFFF"), []byte(`\uffff`))
 	return body, nil
+}
+
+// Delay makes the received messages with these receipt handles visible
+// again after d (ChangeMessageVisibilityBatch, 10 at a time), so a failed
+// message is retried after a backoff rather than the queue's visibility
+// timeout. Receipts that no longer hold (the message was deleted or
+// received again) are skipped: there is nothing left to delay. Other
+// entry failures are returned, after the rest were tried.
+func (q *Queue) Delay(ctx context.Context, receipts []string, d time.Duration) error {
+	var failed []string
+	for start := 0; start < len(receipts); start += 10 {
+		chunk := receipts[start:min(start+10, len(receipts))]
+		entries := make([]types.ChangeMessageVisibilityBatchRequestEntry, len(chunk))
+		for i, r := range chunk {
+			entries[i] = types.ChangeMessageVisibilityBatchRequestEntry{
+				Id: aws.String(strconv.Itoa(i)), ReceiptHandle: aws.String(r), VisibilityTimeout: int32(d / time.Second),
+			}
+		}
+		out, err := q.client.ChangeMessageVisibilityBatch(ctx, &sqs.ChangeMessageVisibilityBatchInput{QueueUrl: &q.url, Entries: entries})
+		if err != nil {
+			return classify(err, "delay "+strconv.Itoa(len(chunk))+" messages")
+		}
+		for _, f := range out.Failed {
+			if code := aws.ToString(f.Code); code != "ReceiptHandleIsInvalid" && code != "MessageNotInflight" {
+				failed = append(failed, code+": "+aws.ToString(f.Message))
+			}
+		}
+	}
+	if len(failed) > 0 {
+		return fault.New(fault.Unavailable, "delay messages: %d failed, first: %s", len(failed), failed[0])
+	}
+	return nil
 }

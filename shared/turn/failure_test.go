@@ -1,0 +1,80 @@
+package turn_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/zero-gateway/zero/shared/inbound"
+	"github.com/zero-gateway/zero/shared/turn"
+)
+
+func TestFailedTellsTheSenderOnceOnTheLastAttempt(t *testing.T) {
+	cause := errors.New("model unavailable")
+	tests := []struct {
+		name      string
+		calls     []bool // last, per call of Failed (a retry each)
+		channel   string
+		wantSent  int
+		wantTold  bool
+		wantTries int
+	}{
+		{"earlier attempts are recorded, nothing is sent", []bool{false, false}, "telegram", 0, false, 2},
+		{"the last attempt sends the notice", []bool{false, false, true}, "telegram", 1, true, 3},
+		{"a replayed last attempt sends nothing more", []bool{true, true, true}, "telegram", 1, true, 3},
+		{"an API run has no one to tell", []bool{true}, inbound.Internal, 0, true, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRig()
+			r.proc.Store = r.store // the failure records are a MemStore capability
+			m := msg(1, "hello")
+			m.Channel = tt.channel
+			if tt.channel == inbound.Internal {
+				m.To = ""
+			}
+			for i, last := range tt.calls {
+				r.proc.Failed(context.Background(), []inbound.Message{m}, []int{i + 1}, last, cause)
+			}
+			var texts []string
+			for _, s := range r.sender.sent {
+				texts = append(texts, s.text)
+				if s.to.To != m.To || s.to.ThreadID != m.ThreadID {
+					t.Errorf("notice sent to %+v; want the message's chat %q", s.to, m.To)
+				}
+			}
+			var want []string
+			for range tt.wantSent {
+				want = append(want, turn.FailureNotice)
+			}
+			if diff := cmp.Diff(want, texts); diff != "" {
+				t.Errorf("sent (-want +got):\n%s", diff)
+			}
+			f, ok := r.store.FailureOf(m.ID)
+			if !ok || f.Attempt != tt.wantTries || f.Reason != cause.Error() || f.SessionKey != m.SessionKey {
+				t.Errorf("failure record %+v (found %v); want attempt %d, reason %q", f, ok, tt.wantTries, cause)
+			}
+			if f.Told != tt.wantTold && tt.channel != inbound.Internal {
+				t.Errorf("told = %v; want %v", f.Told, tt.wantTold)
+			}
+		})
+	}
+}
+
+func TestFailedNoticeRetriedWhenTheChannelFails(t *testing.T) {
+	r := newRig()
+	r.proc.Store = r.store
+	r.sender.failFor = 1
+	m := msg(1, "hello")
+	r.proc.Failed(context.Background(), []inbound.Message{m}, []int{5}, true, errors.New("boom"))
+	if f, _ := r.store.FailureOf(m.ID); f.Told || len(r.sender.sent) != 0 {
+		t.Fatalf("told %v, sent %d; want a failed notice left untold", f.Told, len(r.sender.sent))
+	}
+	// A redriven message that fails again on its last attempt tries again.
+	r.proc.Failed(context.Background(), []inbound.Message{m}, []int{5}, true, errors.New("boom"))
+	if f, _ := r.store.FailureOf(m.ID); !f.Told || len(r.sender.sent) != 1 {
+		t.Fatalf("told %v, sent %d; want the notice sent once", f.Told, len(r.sender.sent))
+	}
+}
