@@ -323,3 +323,7 @@ func BenchmarkTurn(b *testing.B) {
 	}
 	b.ReportMetric(float64(counter.Total())/float64(b.N), "calls/turn")
 }
+
+func TestFailuresConformance(t *testing.T) {
+	turntest.TestFailures(t, func(t *testing.T) turn.Failures { return New(testClient, freshTable(t)) })
+}

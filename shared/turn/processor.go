@@ -542,6 +542,9 @@ func (p *Processor) complete(ctx context.Context, t *turnState, entry session.En
 		msgs := append(loop.Persisted(run), model.Message{Role: model.Assistant, Content: notice})
 		return turnOutput{messages: msgs, text: notice, usage: run.Usage, last: run.Last, stop: model.StopAborted, stopped: true}, nil
 	}
+	if err != nil && runCtx.Err() != nil && limit < runLimit(t.cfg, t.msg.TimeoutSeconds) {
+		return turnOutput{}, fmt.Errorf("run of %s after %s: %w", t.msg.ID, limit.Round(time.Millisecond), ErrOutOfTime)
+	}
 	if err != nil && runCtx.Err() != nil && ctx.Err() == nil {
 		// The run's own time limit, not the function's: stop cleanly,
 		// keep what the run did, tell the user.
@@ -573,14 +576,7 @@ const runMargin = 15 * time.Second
 // run's requested timeout (seconds; 0 for none) and the function's deadline
 // less runMargin, whichever is sooner.
 func (p *Processor) runContext(ctx context.Context, cfg *config.Config, requested int64) (context.Context, context.CancelFunc, time.Duration) {
-	limit := time.Duration(cfg.Agents.Defaults.TimeoutSeconds) * time.Second
-	if limit <= 0 {
-		limit = config.DefaultTimeoutSeconds * time.Second
-	}
-	if requested > 0 {
-		// A run requested with its own timeout (the gateway's agent).
-		limit = min(limit, time.Duration(requested)*time.Second)
-	}
+	limit := runLimit(cfg, requested)
 	if deadline, ok := ctx.Deadline(); ok {
 		limit = min(limit, time.Until(deadline)-runMargin)
 	}
@@ -588,6 +584,24 @@ func (p *Processor) runContext(ctx context.Context, cfg *config.Config, requeste
 	c, cancel := context.WithTimeout(ctx, limit)
 	return c, cancel, limit
 }
+
+// runLimit is a run's own time limit: agents.defaults.timeoutSeconds, or
+// the run's requested timeout (the gateway's agent) when shorter.
+func runLimit(cfg *config.Config, requested int64) time.Duration {
+	limit := time.Duration(cfg.Agents.Defaults.TimeoutSeconds) * time.Second
+	if limit <= 0 {
+		limit = config.DefaultTimeoutSeconds * time.Second
+	}
+	if requested > 0 {
+		limit = min(limit, time.Duration(requested)*time.Second)
+	}
+	return limit
+}
+
+// ErrOutOfTime fails a run that the function's deadline cut short before
+// its own time limit: not the run's fault, so the message is retried in an
+// invocation with time for it instead of answered with a timeout notice.
+var ErrOutOfTime = fault.New(fault.Unavailable, "the invocation's deadline stopped the run before its time limit")
 
 // failedTurn records a turn the model could not answer: the prompt and
 // the notice the user gets.

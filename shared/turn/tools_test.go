@@ -2,12 +2,16 @@ package turn_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/tool"
+	"github.com/zero-gateway/zero/shared/turn"
 	"github.com/zero-gateway/zero/shared/workspace"
 )
 
@@ -252,5 +256,27 @@ func TestAPIRunChoices(t *testing.T) {
 	r.handle(t, slow)
 	if got := r.lastSent(t); !strings.Contains(got, "time limit") {
 		t.Fatalf("reply %q; want the run stopped at its own timeout", got)
+	}
+}
+
+// TestRunCutByTheInvocationDeadlineIsRetried: a run that the function's
+// deadline (not its own time limit) cuts short is returned for retry,
+// never answered with a timeout notice, and nothing is committed.
+func TestRunCutByTheInvocationDeadlineIsRetried(t *testing.T) {
+	r := newRig()
+	r.settings.set(`{agents: {defaults: {timeoutSeconds: 600}}, channels: {telegram: {allowFrom: ["*"]}}}`)
+	r.proc.Models["zero"] = &stuckModel{calls: 1} // blocks until its context ends
+	// 16 s left: the run gets about 1 s after the 15 s margin.
+	ctx, cancel := context.WithTimeout(context.Background(), 16*time.Second)
+	defer cancel()
+	err := r.proc.Handle(ctx, msg(1, "take your time"), 1)
+	if !errors.Is(err, turn.ErrOutOfTime) || !fault.Retryable(err) {
+		t.Fatalf("Handle = %v; want a retryable ErrOutOfTime", err)
+	}
+	if len(r.sender.sent) != 0 {
+		t.Fatalf("sent %q; want nothing (the message is retried)", r.sender.sent)
+	}
+	if snap, _ := r.store.Load(context.Background(), "agent:main:main", msg(1, "").ID); snap.Record != nil {
+		t.Fatalf("record %+v; want none (nothing committed)", snap.Record)
 	}
 }

@@ -433,6 +433,7 @@ type MemStore struct {
 	contexts map[string]turn.Context
 	records  map[string]turn.Record
 	stops    map[string]turn.Stop
+	failures map[string]Failure // by message id; see failures.go
 	// Calls counts every method call.
 	Calls int
 }
