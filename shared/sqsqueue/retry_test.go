@@ -54,14 +54,14 @@ func attemptRecord(id, group string, receives int) events.SQSMessage {
 }
 
 func TestConsumeGroupsRunConcurrently(t *testing.T) {
-	const delay = 300 * time.Millisecond
+	const delay = time.Second
 	var ev events.SQSEvent
 	for i := range 10 {
 		ev.Records = append(ev.Records, record(fmt.Sprintf("m%d", i), fmt.Sprintf("G%d", i), "x"))
 	}
 	start := time.Now()
 	resp := Consume(context.Background(), ev, func(context.Context, inbound.Message, int) error {
-		time.Sleep(delay) // a 300 ms model call
+		time.Sleep(delay) // a 1 s model call
 		return nil
 	})
 	elapsed := time.Since(start)
