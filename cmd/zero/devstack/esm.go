@@ -42,40 +42,52 @@ func (c *esmCounters) snapshot() ESMStats {
 	}
 }
 
+// FailedBatchRetryDelay is how long the event source emulator keeps a
+// batch invisible after its invocation failed as a whole (see esm).
+const FailedBatchRetryDelay = 10 * time.Second
+
 // esm emulates a Lambda SQS event source mapping: poll, invoke with an
 // events.SQSEvent, delete what succeeded.
 //
-// Its pollers take turns to receive (recv), and poll briefly while a batch
-// is being processed (busy): moto decides which message groups are in
-// flight once at the start of a ReceiveMessage call, so concurrent or long
-// polls could hand out a message while an earlier one of its group is still
-// being processed. One receive at a time, refreshed every second while
-// anything is in flight, keeps per-group order on moto as SQS does.
+// Its pollers (one per RIE process of the function, at most the mapping's
+// MaximumConcurrency) receive concurrently, each with long polls, and each
+// handles its own batch. That keeps per-group order only because the
+// emulator never hands out a message while an earlier one of its group is
+// in flight, even under concurrent receives: SQS and LocalStack guarantee
+// it, and so does moto as the emulator package launches it.
+//
+// As Lambda does, it deletes the messages the function did not report as
+// failed and leaves the reported ones alone: they come back when their
+// visibility ends, which the function may have shortened itself (the
+// runner sets a backoff with ChangeMessageVisibility). When the invocation
+// fails as a whole (function error, crash, timeout, invalid response),
+// Lambda leaves the whole batch to its visibility timeout. Locally that
+// would hold a session for the work queue's 90 minutes, so the one local
+// rule here: such a batch is made visible again after retryDelay
+// (FailedBatchRetryDelay). Its receive counts still grow, so a batch that
+// keeps failing still ends in the dead-letter queue.
 type esm struct {
-	es     EventSource
-	sqs    *sqs.Client
-	invoke func(ctx context.Context, function string, payload []byte) ([]byte, error)
-	region string
-	wait   time.Duration
-	logf   func(string, ...any)
-	stats  esmCounters
-
-	recv chan struct{} // capacity 1: held while a ReceiveMessage call runs
-	busy atomic.Int32  // batches received and not yet settled
+	es         EventSource
+	sqs        *sqs.Client
+	invoke     func(ctx context.Context, function string, payload []byte) ([]byte, error)
+	region     string
+	wait       time.Duration
+	retryDelay time.Duration
+	logf       func(string, ...any)
+	stats      esmCounters
 }
 
 func newESM(es EventSource, client *sqs.Client, invoke func(context.Context, string, []byte) ([]byte, error), region string, wait time.Duration, logf func(string, ...any)) *esm {
-	return &esm{es: es, sqs: client, invoke: invoke, region: region, wait: wait, logf: logf, recv: make(chan struct{}, 1)}
+	return &esm{es: es, sqs: client, invoke: invoke, region: region, wait: wait, retryDelay: FailedBatchRetryDelay, logf: logf}
 }
 
-// poll runs one poller until stop ends. Several pollers share an esm, one
-// per RIE process of the function, so batches of different message groups
-// are processed concurrently.
+// poll runs one poller until stop ends. Several pollers share an esm, so
+// batches are received and processed concurrently.
 //
 // A ReceiveMessage call is never abandoned: the emulator would go on
-// polling and hide what it finds for the visibility timeout (12 minutes for
-// the work queue). Stopping therefore waits for the open call to end, at
-// most the poll wait, and makes whatever it returns visible again.
+// polling and hide what it finds for the visibility timeout (90 minutes
+// for the work queue). Stopping therefore waits for the open call to end,
+// at most the poll wait, and makes whatever it returns visible again.
 func (m *esm) poll(stop context.Context) {
 	backoff := time.Second
 	for stop.Err() == nil {
@@ -93,130 +105,93 @@ func (m *esm) poll(stop context.Context) {
 	}
 }
 
-// receive gets one batch, taking its turn among the pollers. A non-empty
-// batch counts as busy until the caller settles it.
+// receive long-polls for one batch.
 func (m *esm) receive(stop context.Context) ([]sqstypes.Message, error) {
-	select {
-	case m.recv <- struct{}{}:
-	case <-stop.Done():
-		return nil, nil
-	}
-	defer func() { <-m.recv }()
 	if stop.Err() != nil {
 		return nil, nil
 	}
-	wait := m.wait
-	if m.busy.Load() > 0 {
-		wait = min(wait, time.Second)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), wait+30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), m.wait+30*time.Second)
 	defer cancel()
 	out, err := m.sqs.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{
 		QueueUrl:                    aws.String(m.es.QueueURL),
 		MaxNumberOfMessages:         int32(min(max(m.es.BatchSize, 1), 10)),
-		WaitTimeSeconds:             int32(wait / time.Second),
+		WaitTimeSeconds:             int32(m.wait / time.Second),
 		MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameAll},
 		MessageAttributeNames:       []string{"All"},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("receive from %s: %w", m.es.QueueURL, err)
 	}
-	if len(out.Messages) > 0 {
-		m.busy.Add(1)
-	}
 	return out.Messages, nil
 }
 
 // pollOnce receives one batch and handles it. It returns only receive and
-// delete errors; function failures are logged and leave the messages to
-// come back after the visibility timeout, as in Lambda.
+// delete errors; function failures are logged and counted.
 func (m *esm) pollOnce(stop context.Context) error {
 	msgs, err := m.receive(stop)
 	if err != nil || len(msgs) == 0 {
 		return err
 	}
-	defer m.busy.Add(-1)
 	// Clean-up calls must work after stop.
 	bg := context.Background()
 	if stop.Err() != nil {
-		m.release(bg, msgs)
+		m.release(bg, msgs, 0)
 		return nil
 	}
 	m.stats.batches.Add(1)
 	m.stats.messages.Add(int64(len(msgs)))
 	payload, err := json.Marshal(newSQSEvent(msgs, m.es.QueueARN, m.region))
 	if err != nil {
-		m.release(bg, msgs)
+		m.release(bg, msgs, 0)
 		return fmt.Errorf("encode SQS event: %w", err)
 	}
 	res, err := m.invoke(bg, m.es.Function, payload)
-	var done, failed []sqstypes.Message
-	wholeBatch := false
 	if err != nil {
 		var fe *FunctionError
-		if !errors.As(err, &fe) {
-			if stop.Err() != nil {
-				// The stack closed under the invocation: hand the batch
-				// back now rather than after the visibility timeout.
-				m.release(bg, msgs)
-				return nil
-			}
+		switch {
+		case !errors.As(err, &fe) && stop.Err() != nil:
+			// The stack closed under the invocation: hand the batch
+			// back now rather than after the visibility timeout.
+			m.release(bg, msgs, 0)
+			return nil
+		case fe == nil:
 			m.logf("%s: batch of %d not delivered to %s: %v", m.es.LogicalID, len(msgs), m.es.Function, err)
-		} else {
+		default:
 			m.logf("%s: batch of %d failed in %s: %s: %s", m.es.LogicalID, len(msgs), m.es.Function, fe.Type, fe.Message)
 		}
-		failed, wholeBatch = msgs, true
-	} else if done, failed, err = batchOutcome(msgs, res, m.es.ReportBatchItemFailures); err != nil {
+		m.failBatch(bg, msgs)
+		return nil
+	}
+	done, failed, err := batchOutcome(msgs, res, m.es.ReportBatchItemFailures)
+	if err != nil {
 		m.logf("%s: batch of %d treated as failed: %v", m.es.LogicalID, len(msgs), err)
-		done, failed, wholeBatch = nil, msgs, true
+		m.failBatch(bg, msgs)
+		return nil
 	}
-	derr := m.delete(bg, done)
-	m.release(bg, groupTails(failed))
-	if wholeBatch {
-		m.stats.failedBatches.Add(1)
-	} else {
-		m.stats.itemFailures.Add(int64(len(failed)))
-	}
-	return derr
+	m.stats.itemFailures.Add(int64(len(failed)))
+	return m.delete(bg, done)
 }
 
-// groupTails returns the failed FIFO messages that are not the first
-// failed message of their group in the batch. A FIFO batch lists each
-// group's messages in order (SequenceNumber would not do: moto makes them
-// up at random).
-func groupTails(failed []sqstypes.Message) []sqstypes.Message {
-	seen := map[string]bool{}
-	var tails []sqstypes.Message
-	for _, msg := range failed {
-		g := msg.Attributes["MessageGroupId"]
-		if g == "" {
-			continue
-		}
-		if seen[g] {
-			tails = append(tails, msg)
-		}
-		seen[g] = true
-	}
-	return tails
+// failBatch applies the local rule for a batch whose invocation failed as
+// a whole: visible again after retryDelay (see esm). A group's messages
+// share that timeout, so the emulator returns them oldest first.
+func (m *esm) failBatch(ctx context.Context, msgs []sqstypes.Message) {
+	m.stats.failedBatches.Add(1)
+	m.release(ctx, msgs, m.retryDelay)
 }
 
-// release makes msgs visible again at once. Used when stopping, and for the
-// failed messages queued behind their group's first failed one: SQS keeps the group blocked
-// behind that message anyway, so on AWS this changes nothing; moto, though,
-// can redeliver several in-flight messages of one group out of order when
-// their visibility timeouts end together, and with only the head in flight
-// it delivers the group in order.
-func (m *esm) release(ctx context.Context, msgs []sqstypes.Message) {
+// release sets the visibility timeout of msgs to after (0: visible at once).
+func (m *esm) release(ctx context.Context, msgs []sqstypes.Message, after time.Duration) {
 	if len(msgs) == 0 {
 		return
 	}
 	entries := make([]sqstypes.ChangeMessageVisibilityBatchRequestEntry, len(msgs))
 	for i, msg := range msgs {
-		entries[i] = sqstypes.ChangeMessageVisibilityBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), ReceiptHandle: msg.ReceiptHandle, VisibilityTimeout: 0}
+		entries[i] = sqstypes.ChangeMessageVisibilityBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), ReceiptHandle: msg.ReceiptHandle, VisibilityTimeout: int32(after / time.Second)}
 	}
 	out, err := m.sqs.ChangeMessageVisibilityBatch(ctx, &sqs.ChangeMessageVisibilityBatchInput{QueueUrl: aws.String(m.es.QueueURL), Entries: entries})
 	if err != nil {
-		m.logf("%s: release %d queued messages: %v", m.es.LogicalID, len(msgs), err)
+		m.logf("%s: release %d messages: %v", m.es.LogicalID, len(msgs), err)
 		return
 	}
 	for _, f := range out.Failed {
