@@ -16,6 +16,7 @@ import (
 
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/run"
+	"github.com/zero-gateway/zero/shared/turn"
 )
 
 // RunTTL is how long a run's record and events are kept after their last
@@ -80,6 +81,9 @@ var finishOverwrites = map[string]bool{attrStatus: true, attrEndedAt: true, attr
 //	Get     1 GetItem, strongly consistent
 //	Events  1 Query, strongly consistent (another only past 1 MB a page)
 //	LastSeq 1 Query, strongly consistent, newest first, Limit 1
+//
+// A turn's commit (Store.CommitWith) writes a run's outcome in its own
+// transaction instead of Finish, without Finish's condition.
 //
 // A BatchWriteItem's unprocessed items are sent again with backoff.
 // Transactions cost twice the write units of plain writes: Start pays it
@@ -524,4 +528,48 @@ func numberOf(item map[string]types.AttributeValue, name string) (int64, error) 
 		return 0, fmt.Errorf("no %s number", name)
 	}
 	return strconv.ParseInt(n.Value, 10, 64)
+}
+
+// maxCommitEventBytes bounds the event data a turn's commit carries, so
+// the transaction stays far below DynamoDB's 4 MB with the entry, context
+// (at most one item) and record beside it.
+const maxCommitEventBytes = 1 << 20
+
+// outcomeItems are the transaction items of a run outcome in a turn's
+// commit (Store.CommitWith), at most room of them: the record's Update,
+// without condition (the commit's message record makes it happen once;
+// fields a stored record has are kept but for those Finish overwrites),
+// then the last events that fit room and maxCommitEventBytes. The events
+// before those are written first, with BatchWriteItem: a follower may see
+// them before the terminal status, never the status before them.
+func (rs *RunStore) outcomeItems(ctx context.Context, o turn.RunOutcome, room int, now time.Time) ([]types.TransactWriteItem, error) {
+	rec := o.Record
+	if err := rec.CheckFinish(); err != nil {
+		return nil, err
+	}
+	if err := run.CheckEvents(rec.RunID, o.Events); err != nil {
+		return nil, err
+	}
+	expires := now.Add(RunTTL)
+	item, err := encodeRun(rec, expires)
+	if err != nil {
+		return nil, fault.Wrap(fault.Internal, err, "encode record of run %s", rec.RunID)
+	}
+	keep, size := 0, 0
+	for i := len(o.Events) - 1; i >= 0 && keep < room-1; i-- {
+		if size += len(o.Events[i].Data); size > maxCommitEventBytes {
+			break
+		}
+		keep++
+	}
+	head, last := splitAt(o.Events, len(o.Events)-keep)
+	if err := rs.put(ctx, rec.RunID, head, expires, "write events of run "+rec.RunID); err != nil {
+		return nil, err
+	}
+	update := updateOf(item, func(name string) bool { return finishOverwrites[name] })
+	tx := []types.TransactWriteItem{{Update: &types.Update{
+		TableName: &rs.s.table, Key: runKey(rec.RunID),
+		UpdateExpression: update.expr, ExpressionAttributeNames: update.names, ExpressionAttributeValues: update.values,
+	}}}
+	return append(tx, rs.eventPuts(rec.RunID, last, expires)...), nil
 }

@@ -2,6 +2,8 @@ package dynamo
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -95,4 +97,39 @@ func (s *Store) updateStop(ctx context.Context, key, stopMessageID, expr string,
 		return nil
 	}
 	return classify(err, "update stop mark of "+key)
+}
+
+// stopCheck is the ConditionCheck of a commit that a pending /stop of
+// another message refuses (turn.Extra.Stop): it passes when the mark is
+// absent, not pending, the committing message's own, or expired.
+func (s *Store) stopCheck(key string, c turn.StopCheck) types.TransactWriteItem {
+	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+		TableName: &s.table, Key: stopKey(key),
+		ConditionExpression:      aws.String("attribute_not_exists(#pk) OR attribute_not_exists(#p) OR #p = :no OR #m = :self OR #at <= :since"),
+		ExpressionAttributeNames: map[string]string{"#pk": attrPK, "#p": "pending", "#m": "messageId", "#at": "at"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":no":    &types.AttributeValueMemberBOOL{Value: false},
+			":self":  &types.AttributeValueMemberS{Value: c.MessageID},
+			":since": number(c.NowMS - turn.StopExpiry),
+		},
+	}}
+}
+
+// stopRefused reports whether the failed commit err was refused by its
+// stop check, item at of the transaction. Without cancellation reasons
+// (some emulators) it reads the mark.
+func (s *Store) stopRefused(ctx context.Context, err error, at int, key string, c turn.StopCheck) bool {
+	var tce *types.TransactionCanceledException
+	if !errors.As(err, &tce) {
+		return false
+	}
+	if len(tce.CancellationReasons) > at {
+		code := tce.CancellationReasons[at].Code
+		return code != nil && *code == "ConditionalCheckFailed"
+	}
+	if len(tce.CancellationReasons) > 0 || !strings.Contains(tce.ErrorMessage(), "ConditionalCheckFailed") {
+		return false
+	}
+	mark, rerr := s.StopMark(ctx, key)
+	return rerr == nil && mark.Active(c.MessageID, c.NowMS)
 }

@@ -2,8 +2,20 @@ package dynamo
 
 import (
 	"context"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/zero-gateway/zero/shared/fault"
+	"github.com/zero-gateway/zero/shared/inbound"
+	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/run"
+	"github.com/zero-gateway/zero/shared/session"
+	"github.com/zero-gateway/zero/shared/transcript"
+	"github.com/zero-gateway/zero/shared/transcript/transcripttest"
 	"github.com/zero-gateway/zero/shared/turn"
 )
 
@@ -61,5 +73,134 @@ func TestStopMark(t *testing.T) {
 	}
 	if m, _ := s.StopMark(ctx, key); m == nil || m.MessageID != "stop-2" || m.Dropped != 0 || !m.Pending {
 		t.Fatalf("after a second /stop: %+v", m)
+	}
+}
+
+// slowModel blocks until its context is cancelled or delay passes.
+type slowModel struct {
+	delay     time.Duration
+	started   chan struct{}
+	cancelled chan time.Time
+}
+
+func (s *slowModel) Complete(ctx context.Context, _ model.Request) (model.Response, error) {
+	s.started <- struct{}{}
+	select {
+	case <-ctx.Done():
+		s.cancelled <- time.Now()
+		return model.Response{}, fault.Wrap(fault.Unavailable, ctx.Err(), "model call")
+	case <-time.After(s.delay):
+		return model.Response{Text: "the answer", StopReason: model.StopEnd}, nil
+	}
+}
+
+// postings records what a turn delivers.
+type postings struct {
+	mu   sync.Mutex
+	sent []string
+}
+
+func (p *postings) Render(text string) []string { return []string{text} }
+
+func (p *postings) Post(_ context.Context, _ session.DeliveryContext, text string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.sent = append(p.sent, text)
+	return nil
+}
+
+// turnOn returns a Processor on s with llm as its model and a stop poll of
+// poll (0: the default).
+func turnOn(s *Store, llm model.Client, out *postings, poll time.Duration) *turn.Processor {
+	return &turn.Processor{
+		Store: s, Runs: s.Runs(), Transcript: transcript.NewLog(transcripttest.NewMemBucket()),
+		Models: map[string]model.Client{"zero": llm}, DefaultModel: model.Ref{Provider: "zero", Name: "echo"},
+		Senders: map[string]turn.Sender{"telegram": out}, Now: time.Now, StopPoll: poll,
+		Log: slog.New(slog.DiscardHandler),
+	}
+}
+
+func chatMessage(key, id, text string) inbound.Message {
+	return inbound.Message{ID: id, AgentID: "main", SessionKey: key, Channel: "telegram", ChatType: inbound.Direct,
+		From: "telegram:7", To: "7", Text: text}
+}
+
+// TestTurnCalls counts the DynamoDB calls of a turn on the real store: a
+// plain instant turn is one read, one commit (the run's outcome inside)
+// and the record's finish, with no stop-mark read; a model call busy for
+// 3.5 poll intervals adds about one GetItem per interval.
+func TestTurnCalls(t *testing.T) {
+	const poll = 200 * time.Millisecond
+	tests := []struct {
+		name  string
+		delay time.Duration
+		want  []string // acceptable counter.String() values
+	}{
+		{"instant model", 0, []string{"DynamoDB.BatchGetItem=1 DynamoDB.TransactWriteItems=1 DynamoDB.UpdateItem=1"}},
+		{"model busy 3.5 poll intervals", 700 * time.Millisecond, []string{
+			"DynamoDB.BatchGetItem=1 DynamoDB.GetItem=2 DynamoDB.TransactWriteItems=1 DynamoDB.UpdateItem=1",
+			"DynamoDB.BatchGetItem=1 DynamoDB.GetItem=3 DynamoDB.TransactWriteItems=1 DynamoDB.UpdateItem=1",
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := New(testClient, testTable)
+			llm := &slowModel{delay: tc.delay, started: make(chan struct{}, 1), cancelled: make(chan time.Time, 1)}
+			out := &postings{}
+			p := turnOn(s, llm, out, poll)
+			key := "agent:main:calls:" + randomSuffix()
+			counter.Reset()
+			if err := p.Handle(context.Background(), chatMessage(key, "calls:"+randomSuffix(), "hi"), 1); err != nil {
+				t.Fatal(err)
+			}
+			if got := counter.String(); !slices.Contains(tc.want, got) {
+				t.Errorf("calls %q; want one of %q", got, tc.want)
+			}
+			if len(out.sent) != 1 || out.sent[0] != "the answer" {
+				t.Errorf("sent %q; want the answer", out.sent)
+			}
+		})
+	}
+}
+
+// TestStopDuringModelCallOnDynamo: a /stop marked while the model answers
+// one long call cancels it within 2 s at the default poll; the answer is
+// not delivered, the run is aborted, and the /stop reports it.
+func TestStopDuringModelCallOnDynamo(t *testing.T) {
+	ctx := context.Background()
+	s := New(testClient, testTable)
+	llm := &slowModel{delay: 20 * time.Second, started: make(chan struct{}, 1), cancelled: make(chan time.Time, 1)}
+	out := &postings{}
+	p := turnOn(s, llm, out, 0)
+	key, suffix := "agent:main:stop:"+randomSuffix(), randomSuffix()
+	first := chatMessage(key, "stopme:1:"+suffix, "write a long essay")
+	done := make(chan error, 1)
+	go func() { done <- p.Handle(ctx, first, 1) }()
+	<-llm.started
+	marked := time.Now()
+	stop := chatMessage(key, "stopme:2:"+suffix, "/stop")
+	if err := s.MarkStop(ctx, key, turn.Stop{MessageID: stop.ID, At: marked.UnixMilli(), Pending: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("Handle: %v", err)
+	}
+	select {
+	case at := <-llm.cancelled:
+		if took := at.Sub(marked); took > 2*time.Second {
+			t.Errorf("model call cancelled %s after the /stop; want within 2s", took)
+		}
+	default:
+		t.Fatal("the model call was not cancelled")
+	}
+	if err := p.Handle(ctx, stop, 1); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(out.sent, " | "), "⏹️ Stopped. | ⏹️ Stopped 1 run(s) and dropped 0 queued message(s)."; got != want {
+		t.Fatalf("sent %q\nwant %q", got, want)
+	}
+	rec, err := s.Runs().Get(ctx, run.NewID(first.ID))
+	if err != nil || rec.Status != run.StatusAborted {
+		t.Fatalf("run %+v, %v; want aborted", rec, err)
 	}
 }

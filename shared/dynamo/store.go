@@ -14,8 +14,9 @@
 // List, bySessionId (sessionId; keys only) serves Lookup. Nothing scans.
 //
 // Calls per method in the normal case: Load one BatchGetItem (repeated only
-// for keys DynamoDB reports unprocessed); Commit, Move and Delete one
-// TransactWriteItems; Finish and Progress one UpdateItem; Get one GetItem;
+// for keys DynamoDB reports unprocessed); Commit, CommitWith (with the
+// run's outcome and the stop check; more than 96 events or 1 MB of them add
+// BatchWriteItem calls), Move and Delete one TransactWriteItems; Finish and Progress one UpdateItem; Get one GetItem;
 // Lookup one Query and one GetItem; List one Query; Update one GetItem and
 // one PutItem, plus one PutItem per lost version race. Reads of the base
 // table are strongly consistent; Lookup and List read eventually
@@ -120,27 +121,40 @@ func (s *Store) Load(ctx context.Context, key, messageID string) (turn.Snapshot,
 // The context is trimmed (oldest messages first) if its JSON would not fit
 // one item; it is a cache of the transcript.
 func (s *Store) Commit(ctx context.Context, key string, e session.Entry, c turn.Context, r turn.Record) error {
+	items, err := s.commitItems(key, e, c, r, s.now())
+	if err != nil {
+		return err
+	}
+	if _, err := s.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items}); err != nil {
+		return classifyCommit(err, key, e.Version, r.MessageID)
+	}
+	return nil
+}
+
+// commitItems are the transaction items of Commit: the entry (version
+// checked), the context, the record and a Done record per collected id.
+func (s *Store) commitItems(key string, e session.Entry, c turn.Context, r turn.Record, now time.Time) ([]types.TransactWriteItem, error) {
 	switch {
 	case key == "" || r.MessageID == "":
-		return fault.New(fault.Invalid, "commit turn: key and message id are required")
+		return nil, fault.New(fault.Invalid, "commit turn: key and message id are required")
 	case e.Version < 1:
-		return fault.New(fault.Invalid, "commit turn of %s: entry version %d, want >= 1", key, e.Version)
+		return nil, fault.New(fault.Invalid, "commit turn of %s: entry version %d, want >= 1", key, e.Version)
+	case len(r.Collected) > maxCollected:
+		return nil, fault.New(fault.Invalid, "commit turn %s: %d collected messages, at most %d", r.MessageID, len(r.Collected), maxCollected)
 	}
-	now := s.now()
 	entryItem, err := encodeEntry(key, e)
 	if err != nil {
-		return fault.Wrap(fault.Internal, err, "encode session entry of %s", key)
+		return nil, fault.Wrap(fault.Internal, err, "encode session entry of %s", key)
 	}
 	contextItem, err := encodeContext(key, c)
 	if err != nil {
-		return fault.Wrap(fault.Internal, err, "encode context of %s", key)
+		return nil, fault.Wrap(fault.Internal, err, "encode context of %s", key)
 	}
 	r.State = turn.Committed
 	recordItem, err := encodeRecord(r, now.Add(RecordTTL))
 	if err != nil {
-		return fault.Wrap(fault.Internal, err, "encode record of %s", r.MessageID)
+		return nil, fault.Wrap(fault.Internal, err, "encode record of %s", r.MessageID)
 	}
-
 	entryPut := &types.Put{TableName: &s.table, Item: entryItem}
 	if e.Version == 1 {
 		entryPut.ConditionExpression = aws.String("attribute_not_exists(pk)")
@@ -154,21 +168,14 @@ func (s *Store) Commit(ctx context.Context, key string, e session.Entry, c turn.
 		{Put: &types.Put{TableName: &s.table, Item: contextItem}},
 		{Put: s.recordPut(recordItem, now)},
 	}
-	if len(r.Collected) > maxCollected {
-		return fault.New(fault.Invalid, "commit turn %s: %d collected messages, at most %d", r.MessageID, len(r.Collected), maxCollected)
-	}
 	for _, id := range r.Collected {
 		done, err := encodeRecord(turn.Record{MessageID: id, SessionKey: key, State: turn.Done, CollectedInto: r.MessageID}, now.Add(RecordTTL))
 		if err != nil {
-			return fault.Wrap(fault.Internal, err, "encode record of %s", id)
+			return nil, fault.Wrap(fault.Internal, err, "encode record of %s", id)
 		}
 		items = append(items, types.TransactWriteItem{Put: s.recordPut(done, now)})
 	}
-	_, err = s.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
-	if err != nil {
-		return classifyCommit(err, key, e.Version, r.MessageID)
-	}
-	return nil
+	return items, nil
 }
 
 // maxCollected bounds the messages one turn answers together: a
@@ -247,4 +254,55 @@ func (s *Store) Progress(ctx context.Context, key, messageID string, sent int) e
 
 func number(n int64) types.AttributeValue {
 	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
+}
+
+var _ turn.Committer = (*Store)(nil)
+
+// CommitsRunsOf implements turn.Committer: true for the RunStore of this
+// store's table and client (Store.Runs).
+func (s *Store) CommitsRunsOf(rs turn.RunStore) bool {
+	r, ok := rs.(*RunStore)
+	return ok && r.s.client == s.client && r.s.table == s.table
+}
+
+// CommitWith implements turn.Committer with Commit's one
+// TransactWriteItems, which also carries
+//   - for x.Stop, a ConditionCheck on the session's stop mark: no mark,
+//     or one that is not pending, is x.Stop.MessageID's own, or is past
+//     turn.StopExpiry. A failed check is fault.Conflict wrapping
+//     turn.ErrStopPending (when the emulator sends no cancellation
+//     reasons, one consistent read of the mark tells it from the other
+//     conditions);
+//   - for x.Run, the run's record (an Update without condition: fields the
+//     stored record has are kept except those Finish sets) and its events,
+//     as many as fit the transaction's 100 items and about 1 MB; earlier
+//     ones are written first with BatchWriteItem (RunStore.Append's cost).
+//
+// A plain turn's commit, outcome and stop check included, is one call.
+func (s *Store) CommitWith(ctx context.Context, key string, e session.Entry, c turn.Context, r turn.Record, x turn.Extra) error {
+	now := s.now()
+	items, err := s.commitItems(key, e, c, r, now)
+	if err != nil {
+		return err
+	}
+	stopAt := -1
+	if x.Stop != nil {
+		stopAt = len(items)
+		items = append(items, s.stopCheck(key, *x.Stop))
+	}
+	if x.Run != nil {
+		runItems, err := s.Runs().outcomeItems(ctx, *x.Run, maxTransactItems-len(items), now)
+		if err != nil {
+			return err
+		}
+		items = append(items, runItems...)
+	}
+	_, err = s.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	if err == nil {
+		return nil
+	}
+	if stopAt >= 0 && s.stopRefused(ctx, err, stopAt, key, *x.Stop) {
+		return fault.Wrap(fault.Conflict, turn.ErrStopPending, "commit turn %s of %s", r.MessageID, key)
+	}
+	return classifyCommit(err, key, e.Version, r.MessageID)
 }

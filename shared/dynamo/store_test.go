@@ -23,6 +23,13 @@ func TestConformance(t *testing.T) {
 	turntest.TestStore(t, func(t *testing.T) turn.Store { return New(testClient, freshTable(t)) })
 }
 
+func TestCommitterConformance(t *testing.T) {
+	turntest.TestCommitter(t, func(t *testing.T) (turn.Store, turntest.Runs) {
+		s := New(testClient, testTable) // ids are unique per subtest
+		return s, s.Runs()
+	})
+}
+
 func uniqueIDs(t *testing.T) (key, msg string) {
 	s := randomSuffix()
 	return "agent:main:test:" + s, "test:" + t.Name() + ":" + s

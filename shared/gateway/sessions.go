@@ -13,7 +13,6 @@ import (
 	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/session"
-	"github.com/zero-gateway/zero/shared/transcript"
 )
 
 // Limits of the session methods.
@@ -76,7 +75,7 @@ func rowOf(cfg *config.Config, key string, e session.Entry) Row {
 		ContextTokens: e.ContextTokens, TotalTokens: e.TotalTokens, InputTokens: e.InputTokens, OutputTokens: e.OutputTokens,
 		ThinkingLevel: e.ThinkingLevel, VerboseLevel: e.VerboseLevel, SystemSent: e.SystemSent, AbortedLastRun: e.AbortedLastRun,
 		SendPolicy: e.SendPolicy, LastChannel: e.LastChannel, LastTo: e.LastTo, Label: e.Label,
-		TranscriptPath: transcriptPath(key, e),
+		TranscriptPath: session.TranscriptPath(key, e),
 	}
 	r.Channel = rowChannel(r.Kind, e)
 	switch {
@@ -108,23 +107,6 @@ func rowChannel(kind string, e session.Entry) string {
 		return session.KeyUnknown
 	}
 	return ch
-}
-
-// transcriptPath is where the runner writes the session's transcript:
-// Telegram forum topics (group keys ending in :topic:<thread>) have their
-// own file.
-func transcriptPath(key string, e session.Entry) string {
-	agent := e.AgentID
-	if agent == "" {
-		agent = session.AgentOf(key)
-	}
-	topic := ""
-	if e.Channel == "telegram" && e.ChatType != "direct" {
-		if _, t, ok := strings.Cut(key, ":topic:"); ok {
-			topic = t
-		}
-	}
-	return transcript.Path(agent, e.SessionID, topic)
 }
 
 // listParams are the params of sessions.list.
@@ -325,7 +307,7 @@ func (g *gateway) chatHistory(ctx context.Context, params json.RawMessage) (any,
 	}
 	msgs := []json.RawMessage{}
 	if e.TranscriptSeq > 0 {
-		if msgs, err = g.readMessages(ctx, transcriptPath(key, e), e.TranscriptSeq, p.IncludeTools, limit); err != nil {
+		if msgs, err = g.readMessages(ctx, session.TranscriptPath(key, e), e.TranscriptSeq, p.IncludeTools, limit); err != nil {
 			return nil, err
 		}
 	}
@@ -589,7 +571,7 @@ func (g *gateway) sessionsDelete(ctx context.Context, params json.RawMessage) (a
 		e, err := g.Sessions.Get(ctx, key)
 		switch {
 		case err == nil:
-			path := transcriptPath(key, e)
+			path := session.TranscriptPath(key, e)
 			if err := td.Delete(ctx, path); err != nil {
 				return nil, err
 			}

@@ -374,7 +374,7 @@ func TestSessionsDeleteWithTranscript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := transcriptPath(mainKey, e)
+	path := session.TranscriptPath(mainKey, e)
 	// seedSessions wrote its parts.
 	if keys, _ := f.bucket.List(ctx, path); len(keys) < 2 {
 		t.Fatalf("seeded parts: %v", keys)

@@ -201,3 +201,18 @@ func encode(v any) ([]byte, error) {
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
+
+// Rewind forgets the pending events after seq and numbers the next event
+// seq+1, for an owner whose write of those events failed as a whole and
+// that will write other ones in their place (a turn whose commit was
+// refused by a /stop records the run as aborted instead of ok). Events
+// already marked flushed are never forgotten: the numbering goes back at
+// most to the last of them.
+func (r *Recorder) Rewind(seq int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	// Pending events are the last ones handed out, without gaps.
+	flushed := r.seq - int64(len(r.pending))
+	r.seq = min(max(seq, flushed), r.seq)
+	r.pending = r.pending[:r.seq-flushed]
+}

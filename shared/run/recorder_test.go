@@ -2,6 +2,7 @@ package run_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"sync"
@@ -193,5 +194,40 @@ func TestRecorderEventsAreValid(t *testing.T) {
 	r.Compaction(run.PhaseStart, func() {}) // does not encode
 	if err := run.CheckEvents("run_x", r.Pending()); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestRecorderRewind(t *testing.T) {
+	tests := []struct {
+		name    string
+		flushed int   // events marked flushed before the rewind (of 5)
+		to      int64 // Rewind's seq
+		pending []int64
+		next    int64 // the seq of the next event
+	}{
+		{"drops the pending events after seq", 2, 3, []int64{3}, 4},
+		{"never forgets flushed events", 4, 2, []int64{}, 5},
+		{"never moves forward", 0, 9, []int64{1, 2, 3, 4, 5}, 6},
+		{"to the last event: nothing changes", 1, 5, []int64{2, 3, 4, 5}, 6},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := run.NewRecorder("run_x", clock(1))
+			for range 5 {
+				r.Assistant("x")
+			}
+			r.MarkFlushed(tc.flushed)
+			r.Rewind(tc.to)
+			got := []int64{}
+			for _, e := range r.Pending() {
+				got = append(got, e.Seq)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.pending) {
+				t.Fatalf("pending seqs %v; want %v", got, tc.pending)
+			}
+			if e := r.Assistant("y"); e.Seq != tc.next {
+				t.Fatalf("next event seq %d; want %d", e.Seq, tc.next)
+			}
+		})
 	}
 }

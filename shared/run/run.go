@@ -8,7 +8,10 @@
 // (the runner) keeps a Recorder, which numbers the run's events, and
 // flushes it at points it chooses through the Store port: Start with the
 // first events, Append in between, Finish with the terminal status and the
-// last events. Followers read through Reader.
+// last events; or, where the owner has an atomic write of its own, with
+// that (the runner writes a turn's run outcome in the turn's commit, see
+// turn.Committer, and a channel turn starts its record only at its first
+// tool flush). Followers read through Reader.
 //
 // Exactly-once on at-least-once delivery: the runId is derived from the
 // inbound message (NewID), so a retried turn writes the same run; Start of

@@ -16,21 +16,9 @@ import (
 // This file plays the Lambda event source mapping for the tests: receive up
 // to 10, build the SQS event as Lambda does, call Consume, delete every
 // record not reported as failed. Reported records are left in flight until
-// their visibility timeout, as Lambda leaves them.
-//
-// Two moto 5.2.1 FIFO bugs shape these tests (both measured here):
-//   - concurrent ReceiveMessage calls are not atomic: two pollers can get
-//     messages of one group at once, out of order. Pollers here therefore
-//     take turns to receive (receiveMu); handling and deleting stay
-//     concurrent. Real SQS needs no such lock.
-//   - when two or more messages of one group are in flight and time out
-//     together, moto redelivers the LAST one first (A1,A2,A3 received and
-//     not deleted come back as A3 alone). So no test leaves two messages of
-//     one group after a failure in the same batch; later messages of a
-//     failing group are enqueued while the failed one is in flight.
-
-// receiveMu serialises ReceiveMessage across pollers (see above).
-var receiveMu sync.Mutex
+// their visibility timeout, as Lambda leaves them. Pollers receive
+// concurrently, as Lambda's do: the emulator keeps FIFO's group order
+// (shared/emulator patches moto for it).
 
 // batch is one poll: the event handed to Consume and its response.
 type batch struct {
@@ -55,17 +43,15 @@ func (b batch) failed() []string {
 	return out
 }
 
-// pollOnce receives one batch (a short poll: a long poll would hold
-// receiveMu), consumes it and deletes what Consume did not report. It
+// pollOnce receives one batch (a short poll, so pollers notice the end
+// of the test quickly), consumes it and deletes what Consume did not report. It
 // returns the batch; an empty receive is a batch without records.
 func pollOnce(ctx context.Context, q testQueue, h Handler) (batch, error) {
-	receiveMu.Lock()
 	out, err := testClient.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{
 		QueueUrl:                    &q.url,
 		MaxNumberOfMessages:         10,
 		MessageSystemAttributeNames: []types.MessageSystemAttributeName{types.MessageSystemAttributeNameAll},
 	})
-	receiveMu.Unlock()
 	if err != nil || len(out.Messages) == 0 {
 		return batch{}, err
 	}

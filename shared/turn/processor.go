@@ -60,6 +60,9 @@ type Processor struct {
 	Runs         RunStore          // nil: runs leave no record or events
 	Log          *slog.Logger
 	Now          func() time.Time
+	// StopPoll is how often a run reads its session's stop mark while the
+	// model (or a tool) is busy; 0 means DefaultStopPoll, < 0 never.
+	StopPoll time.Duration
 }
 
 // Handle processes m. attempt is the delivery count (1 on first delivery).
@@ -76,7 +79,9 @@ type Processor struct {
 //  4. Write transcript part seq+1, create-only (model turns only). If it
 //     exists, a previous attempt wrote it: adopt its reply, so every line
 //     is written once.
-//  5. Commit entry+context+record in one conditional write.
+//  5. Commit entry+context+record in one conditional write, with the run's
+//     outcome and, after a model call, a check of the stop mark (see
+//     commit) where the store is a Committer.
 //  6. Send the reply (unless the send policy withheld it), recording each
 //     delivered message of a long reply.
 //  7. Finish the record. A crash after the channel accepted a message and
@@ -136,7 +141,7 @@ func (p *Processor) handle(ctx context.Context, m inbound.Message, attempt int, 
 	}
 	entry := p.startSession(ctx, t)
 	entry = p.prepareEntry(entry, m)
-	path := transcript.Path(entry.AgentID, entry.SessionID, topicOf(m, entry))
+	path := session.TranscriptPath(m.SessionKey, entry)
 	var history []model.Message
 	if snap.Context != nil && snap.Context.SessionID == entry.SessionID {
 		history = snap.Context.Messages
@@ -177,6 +182,7 @@ func (p *Processor) handle(ctx context.Context, m inbound.Message, attempt int, 
 		if entry.ReasoningLevel == "on" && out.text != "" {
 			out.text = reasoning(out.messages) + out.text
 		}
+		t.asked = true
 		entry.AbortedLastRun = out.stopped
 		entry.TranscriptSeq++
 		entry.LastEntryID = transcript.EntryID(m.ID, len(out.messages)-1)
@@ -196,24 +202,9 @@ func (p *Processor) handle(ctx context.Context, m inbound.Message, attempt int, 
 	}
 
 	entry.Version++
-	rec := Record{MessageID: m.ID, SessionKey: m.SessionKey, State: Committed, Reply: out.text, Delivery: entry.DeliveryContext, Collected: collected}
-	if m.Channel == inbound.Internal {
-		rec.Delivery = session.DeliveryContext{Channel: inbound.Internal} // nothing is sent
-	}
-	// Command answers go to whoever sent the command; the send policy
-	// governs the assistant's output.
-	if !out.command && !cfg.SendPolicy().Allows(m.SessionKey, entry.Channel, entry.ChatType, entry.SendPolicy) {
-		rec.Withheld = true
-	}
-	if rec.Reply != "" && !rec.Withheld {
-		o := Outgoing{SessionKey: m.SessionKey, MessageID: m.ID, Channel: rec.Delivery.Channel, To: rec.Delivery.To, Text: rec.Reply}
-		for _, h := range p.Hooks.MessageSending {
-			h(ctx, &o)
-		}
-		rec.Reply = o.Text
-	}
-	if err := p.Store.Commit(ctx, m.SessionKey, entry, Context{SessionID: entry.SessionID, Messages: trimContext(history)}, rec); err != nil {
-		return fmt.Errorf("commit turn %s: %w", m.ID, err)
+	rec, err := p.commit(ctx, t, entry, Context{SessionID: entry.SessionID, Messages: trimContext(history)}, out, collected)
+	if err != nil {
+		return err
 	}
 	return p.deliver(ctx, m, rec)
 }
@@ -228,6 +219,7 @@ type turnState struct {
 	reset  string         // why a new session started: "", "new", "stale"
 	run    *runTracker    // the model run's record and events; nil when not recorded
 	stop   *Stop          // the session's /stop mark at load time
+	asked  bool           // the model answered this turn: its commit checks for a /stop
 }
 
 // startSession returns the entry this message continues: the stored one,
@@ -303,7 +295,8 @@ func (p *Processor) modelTurn(ctx context.Context, t *turnState, entry session.E
 			return out, err
 		}
 		if adopted {
-			return out, rt.finish(ctx, out)
+			rt.end(out)
+			return out, nil
 		}
 	}
 	var comp *compaction
@@ -349,11 +342,13 @@ func (p *Processor) modelTurn(ctx context.Context, t *turnState, entry session.E
 		if !adopted {
 			return out, fault.New(fault.Conflict, "transcript part %d of %s belongs to another message", seq, path)
 		}
-		return out, rt.finish(ctx, out)
+		rt.end(out)
+		return out, nil
 	case err != nil:
 		return out, fmt.Errorf("write transcript part %d: %w", seq, err)
 	}
-	return out, rt.finish(ctx, out)
+	rt.end(out)
+	return out, nil
 }
 
 // needsCompaction reports whether the context, with the new prompt, would
@@ -536,9 +531,16 @@ func (p *Processor) complete(ctx context.Context, t *turnState, entry session.En
 	}
 	runCtx, cancel, limit := p.runContext(ctx, t.cfg, t.msg.TimeoutSeconds)
 	defer cancel()
-	run, err := loop.Run(runCtx, agent.Input{Model: ref.Name, System: system, History: pruneToolResults(history), Prompt: prompt})
+	watchCtx, watch := p.watchStop(runCtx, t)
+	run, err := loop.Run(watchCtx, agent.Input{Model: ref.Name, System: system, History: pruneToolResults(history), Prompt: prompt})
+	if mark := watch.stop(); mark != nil && !errors.Is(err, agent.ErrStopped) {
+		// A /stop arrived while the model (or a tool) was busy: whatever
+		// the cancelled call returned, the run is stopped.
+		p.countAborted(ctx, t, mark)
+		err = agent.ErrStopped
+	}
 	if errors.Is(err, agent.ErrStopped) {
-		notice := "⏹️ Stopped."
+		notice := stoppedNotice
 		msgs := append(loop.Persisted(run), model.Message{Role: model.Assistant, Content: notice})
 		return turnOutput{messages: msgs, text: notice, usage: run.Usage, last: run.Last, stop: model.StopAborted, stopped: true}, nil
 	}
@@ -707,22 +709,6 @@ func (p *Processor) log() *slog.Logger {
 // once the configuration is fixed, the retried or redriven message goes out.
 func undeliverable(err error) bool {
 	return fault.Is(err, fault.Invalid) || fault.Is(err, fault.NotFound)
-}
-
-// topicOf is the thread that gets its own transcript file: Telegram forum
-// topics, as the seed lays them out.
-func topicOf(m inbound.Message, e session.Entry) string {
-	if m.Channel == inbound.Internal {
-		// An API run in a topic session writes to the topic's file.
-		if e.Channel == "telegram" && e.ChatType != inbound.Direct {
-			return e.LastThreadID
-		}
-		return ""
-	}
-	if m.Channel == "telegram" && m.ChatType != inbound.Direct {
-		return m.ThreadID
-	}
-	return ""
 }
 
 // trimContext drops the oldest messages until the context fits MaxContextBytes.

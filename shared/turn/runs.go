@@ -3,9 +3,11 @@ package turn
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/zero-gateway/zero/shared/agent"
+	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/run"
 	"github.com/zero-gateway/zero/shared/session"
@@ -20,19 +22,29 @@ type RunStore interface {
 }
 
 // runTracker records one agent run: its record (running → ok | error |
-// timeout) and its events, flushed when the run starts, after each tool
-// result and when it ends, so a follower sees the run while it happens.
+// timeout | aborted) and its events, flushed after each tool result and
+// with the run's outcome, so a follower sees the run while it happens.
 // The run id derives from the inbound message, so a retried turn continues
 // the same run, numbering its events after what was already stored.
+//
+// Where the store commits run outcomes (Committer.CommitsRunsOf), the
+// outcome rides in the turn's commit, and a channel turn writes no
+// "running" record up front: its first tool flush writes it (Start), so a
+// plain text turn costs no run write of its own. An API run (announced)
+// still starts with its record, for agent.wait and agent.events.
 type runTracker struct {
-	store  RunStore
-	rec    *run.Recorder
-	record run.Record
-	now    func() time.Time
+	store   RunStore
+	rec     *run.Recorder
+	record  run.Record
+	now     func() time.Time
+	stored  bool        // the record is written; until then a flush starts it
+	outcome *RunOutcome // set by end, written by the commit (or settle)
+	endSeq  int64       // the recorder's seq before end's events
 }
 
-// startRun writes the run's record and its lifecycle start. With no run
-// store it returns nil, and every runTracker method is a no-op on nil.
+// startRun begins the run's record and its lifecycle start, writing them
+// now unless the commit will (see runTracker). With no run store it
+// returns nil, and every runTracker method is a no-op on nil.
 func (p *Processor) startRun(ctx context.Context, t *turnState, e session.Entry, ref model.Ref, attempt int) (*runTracker, error) {
 	if p.Runs == nil {
 		return nil, nil
@@ -50,11 +62,38 @@ func (p *Processor) startRun(ctx context.Context, t *turnState, e session.Entry,
 		rt.rec.Continue(last)
 	}
 	rt.rec.Lifecycle(run.PhaseStart, map[string]any{"sessionKey": t.msg.SessionKey, "model": ref.String()})
-	if err := p.Runs.Start(ctx, rt.record, rt.rec.Pending()); err != nil {
-		return nil, fmt.Errorf("start run %s: %w", id, err)
+	if p.runsInCommit() && !announced(t.msg) {
+		return rt, nil
 	}
-	rt.rec.MarkFlushed(len(rt.rec.Pending()))
+	if err := rt.start(ctx); err != nil {
+		return nil, err
+	}
 	return rt, nil
+}
+
+// announced reports whether m's run was announced to a client that may
+// follow it while it runs: a run requested through the gateway's agent
+// method (its message ids are "api:<idempotencyKey>") or an internal one.
+func announced(m inbound.Message) bool {
+	return m.Channel == inbound.Internal || strings.HasPrefix(m.ID, "api:")
+}
+
+// runsInCommit reports whether the store writes run outcomes in the
+// turn's commit where p.Runs keeps runs.
+func (p *Processor) runsInCommit() bool {
+	c, ok := p.Store.(Committer)
+	return ok && p.Runs != nil && c.CommitsRunsOf(p.Runs)
+}
+
+// start writes the running record with the pending events.
+func (rt *runTracker) start(ctx context.Context) error {
+	pending := rt.rec.Pending()
+	if err := rt.store.Start(ctx, rt.record, pending); err != nil {
+		return fmt.Errorf("start run %s: %w", rt.record.RunID, err)
+	}
+	rt.rec.MarkFlushed(len(pending))
+	rt.stored = true
+	return nil
 }
 
 // hooks returns the loop hooks that record tool events, ahead of the
@@ -83,10 +122,15 @@ func (rt *runTracker) compaction(phase string, data map[string]any) {
 	}
 }
 
-// flush appends the pending events. A failure is not fatal: the events
-// stay pending and go out with the next flush or the finish.
+// flush stores the pending events, starting the record with them if it
+// is not stored yet. A failure is not fatal: the events stay pending and
+// go out with the next flush or the outcome.
 func (rt *runTracker) flush(ctx context.Context) {
 	if rt == nil || len(rt.rec.Pending()) == 0 {
+		return
+	}
+	if !rt.stored {
+		rt.start(ctx)
 		return
 	}
 	pending := rt.rec.Pending()
@@ -95,10 +139,12 @@ func (rt *runTracker) flush(ctx context.Context) {
 	}
 }
 
-// finish records the run's outcome with its last events.
-func (rt *runTracker) finish(ctx context.Context, out turnOutput) error {
+// end prepares the run's outcome for out: the terminal record and the last
+// events (the reply, the lifecycle end or error). Nothing is written: the
+// commit writes it (or settle, just before a commit that cannot).
+func (rt *runTracker) end(out turnOutput) {
 	if rt == nil {
-		return nil
+		return
 	}
 	r := rt.record
 	r.EndedAt = rt.now().UnixMilli()
@@ -113,6 +159,7 @@ func (rt *runTracker) finish(ctx context.Context, out turnOutput) error {
 	default:
 		r.Status = run.StatusOK
 	}
+	rt.endSeq = rt.rec.Seq()
 	if out.text != "" {
 		rt.rec.Assistant(out.text)
 	}
@@ -121,10 +168,27 @@ func (rt *runTracker) finish(ctx context.Context, out turnOutput) error {
 		phase = run.PhaseError
 	}
 	rt.rec.Lifecycle(phase, map[string]any{"status": r.Status})
-	pending := rt.rec.Pending()
-	if err := rt.store.Finish(ctx, r, pending); err != nil {
-		return fmt.Errorf("finish run %s: %w", r.RunID, err)
+	rt.outcome = &RunOutcome{Record: r, Events: rt.rec.Pending()}
+}
+
+// reend replaces the outcome end prepared (not written: its commit was
+// refused) by the outcome of out.
+func (rt *runTracker) reend(out turnOutput) {
+	if rt == nil || rt.outcome == nil {
+		return
 	}
-	rt.rec.MarkFlushed(len(pending))
+	rt.rec.Rewind(rt.endSeq)
+	rt.end(out)
+}
+
+// settle writes the outcome with Finish, for a store whose commit cannot.
+func (rt *runTracker) settle(ctx context.Context) error {
+	if rt == nil || rt.outcome == nil {
+		return nil
+	}
+	if err := rt.store.Finish(ctx, rt.outcome.Record, rt.outcome.Events); err != nil {
+		return fmt.Errorf("finish run %s: %w", rt.outcome.Record.RunID, err)
+	}
+	rt.rec.MarkFlushed(len(rt.outcome.Events))
 	return nil
 }

@@ -3,6 +3,8 @@ package turn
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
+	"time"
 
 	"github.com/zero-gateway/zero/shared/agent"
 	"github.com/zero-gateway/zero/shared/inbound"
@@ -68,4 +70,80 @@ func (p *Processor) stopCommand(ctx context.Context, t *turnState) (string, erro
 		return "Nothing was running.", nil
 	}
 	return fmt.Sprintf("⏹️ Stopped %d run(s) and dropped %d queued message(s).", s.Aborted, s.Dropped), nil
+}
+
+// DefaultStopPoll is how often a run reads its session's stop mark while
+// the agent loop is busy (Processor.StopPoll).
+const DefaultStopPoll = time.Second
+
+// stopWatch cancels a run's context when a /stop for its session arrives
+// while the agent loop waits on the model (or a tool): the loop's own
+// Interrupt is asked only between steps, so one long model call would
+// otherwise run to its end and its answer be delivered.
+type stopWatch struct {
+	cancel context.CancelCauseFunc
+	done   chan struct{}
+	mark   atomic.Pointer[Stop] // the active mark that stopped the run
+}
+
+// watchStop returns ctx's child that is cancelled within one poll interval
+// of the session's stop mark becoming active for the turn's message, and
+// the watch to end with stop. The first read is one interval after the
+// start, then one per interval, so a run shorter than the interval pays
+// no read. It does nothing (and ctx is returned as is) when the store
+// cannot read marks or polling is off (StopPoll < 0).
+func (p *Processor) watchStop(ctx context.Context, t *turnState) (context.Context, *stopWatch) {
+	stops, ok := p.Store.(Stops)
+	interval := p.StopPoll
+	if interval == 0 {
+		interval = DefaultStopPoll
+	}
+	if !ok || interval < 0 {
+		return ctx, nil
+	}
+	runCtx, cancel := context.WithCancelCause(ctx)
+	w := &stopWatch{cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-runCtx.Done():
+				return
+			case <-tick.C:
+			}
+			s, err := stops.StopMark(runCtx, t.msg.SessionKey)
+			if err != nil || s == nil || !s.Active(t.msg.ID, p.Now().UnixMilli()) {
+				continue // not knowing is no reason to stop: ask again
+			}
+			w.mark.Store(s)
+			cancel(agent.ErrStopped)
+			return
+		}
+	}()
+	return runCtx, w
+}
+
+// stop ends the watch and waits for its goroutine, so none outlives the
+// run, and returns the mark that stopped the run, or nil.
+func (w *stopWatch) stop() *Stop {
+	if w == nil {
+		return nil
+	}
+	w.cancel(context.Canceled)
+	<-w.done
+	return w.mark.Load()
+}
+
+// countAborted counts the run stopped by s on its mark; a failure is
+// logged, not fatal: the run is stopped either way.
+func (p *Processor) countAborted(ctx context.Context, t *turnState, s *Stop) {
+	stops, ok := p.Store.(Stops)
+	if !ok || s == nil {
+		return
+	}
+	if err := stops.CountStop(ctx, t.msg.SessionKey, s.MessageID, true); err != nil {
+		p.log().WarnContext(ctx, "stop not counted", "session", t.msg.SessionKey, "err", err)
+	}
 }

@@ -2,13 +2,19 @@ package turn_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/run"
 	"github.com/zero-gateway/zero/shared/run/runtest"
 	"github.com/zero-gateway/zero/shared/turn"
+	"github.com/zero-gateway/zero/shared/turn/turntest"
 )
 
 // stoppingModel asks for a tool, and while the tool round runs, a /stop
@@ -28,9 +34,18 @@ func (s *stoppingModel) Complete(ctx context.Context, _ model.Request) (model.Re
 }
 
 func TestStopCommand(t *testing.T) {
+	for _, inCommit := range []bool{false, true} {
+		t.Run(fmt.Sprintf("run outcome in the commit %v", inCommit), func(t *testing.T) { testStopCommand(t, inCommit) })
+	}
+}
+
+func testStopCommand(t *testing.T, inCommit bool) {
 	r := newRig()
 	runs := runtest.NewMemStore()
 	r.proc.Runs = runs
+	if inCommit {
+		runs = r.useRuns()
+	}
 	llm := &stoppingModel{r: r}
 	r.proc.Models["zero"] = llm
 
@@ -71,5 +86,209 @@ func TestStopWithNothingRunning(t *testing.T) {
 	r.handle(t, msg(1, "/stop"))
 	if got := r.lastSent(t); got != "Nothing was running." {
 		t.Fatalf("reply %q", got)
+	}
+}
+
+// slowModel blocks until its context is cancelled or delay passes, then
+// answers; it reports when it started and when its context ended.
+type slowModel struct {
+	delay     time.Duration
+	started   chan struct{}
+	cancelled chan time.Time
+}
+
+func newSlowModel(delay time.Duration) *slowModel {
+	return &slowModel{delay: delay, started: make(chan struct{}, 1), cancelled: make(chan time.Time, 1)}
+}
+
+func (s *slowModel) Complete(ctx context.Context, _ model.Request) (model.Response, error) {
+	s.started <- struct{}{}
+	select {
+	case <-ctx.Done():
+		s.cancelled <- time.Now()
+		return model.Response{}, fault.Wrap(fault.Unavailable, ctx.Err(), "model call")
+	case <-time.After(s.delay):
+		return final("the long answer"), nil
+	}
+}
+
+// lockedClock makes the rig's clock safe for the stop poll's goroutine.
+func (r *rig) lockedClock() func() time.Time {
+	var mu sync.Mutex
+	now := func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		r.clock = r.clock.Add(time.Second)
+		return r.clock
+	}
+	r.proc.Now = now
+	return now
+}
+
+// stopCounter counts the stop-mark reads a turn makes.
+type stopCounter struct {
+	*turntest.CrashStore
+	reads atomic.Int64
+}
+
+func (s *stopCounter) StopMark(ctx context.Context, key string) (*turn.Stop, error) {
+	s.reads.Add(1)
+	return s.CrashStore.StopMark(ctx, key)
+}
+
+func sentTexts(r *rig) string {
+	var sent []string
+	for _, s := range r.sender.sent {
+		sent = append(sent, s.text)
+	}
+	return strings.Join(sent, " | ")
+}
+
+// TestStopDuringModelCall: a /stop that arrives while the model answers
+// one long call cancels the call within 2 s (at the default poll), the
+// answer is never delivered, the run is recorded aborted, the transcript
+// keeps the prompt and the notice, the /stop reports the run, and the poll
+// ends with the turn.
+func TestStopDuringModelCall(t *testing.T) {
+	r := newRig()
+	now := r.lockedClock()
+	runs := r.useRuns()
+	counter := &stopCounter{CrashStore: r.crash}
+	r.proc.Store = counter
+	llm := newSlowModel(20 * time.Second)
+	r.proc.Models["zero"] = llm
+
+	done := make(chan error, 1)
+	go func() { done <- r.proc.Handle(context.Background(), msg(1, "write a long essay"), 1) }()
+	<-llm.started
+	marked := time.Now()
+	r.store.MarkStop(context.Background(), "agent:main:main", turn.Stop{MessageID: "telegram:42:9", At: now().UnixMilli(), Pending: true})
+	if err := <-done; err != nil {
+		t.Fatalf("Handle: %v", err)
+	}
+	select {
+	case at := <-llm.cancelled:
+		if took := at.Sub(marked); took > 2*time.Second {
+			t.Errorf("the model call was cancelled %s after the /stop; want within 2s", took)
+		}
+	default:
+		t.Fatal("the model call's context was not cancelled")
+	}
+	reads := counter.reads.Load()
+	time.Sleep(1500 * time.Millisecond) // longer than a poll interval
+	if after := counter.reads.Load(); after != reads {
+		t.Errorf("the stop mark was read %d more times after the turn ended; want the poll stopped", after-reads)
+	}
+
+	r.handle(t, msg(9, "/stop"))
+	if got, want := sentTexts(r), "⏹️ Stopped. | ⏹️ Stopped 1 run(s) and dropped 0 queued message(s)."; got != want {
+		t.Fatalf("sent %q\nwant %q", got, want)
+	}
+	rec, err := runs.Get(context.Background(), run.NewID("telegram:42:1"))
+	if err != nil || rec.Status != run.StatusAborted {
+		t.Fatalf("stopped run record %+v, %v; want aborted", rec, err)
+	}
+	var texts []string
+	for _, l := range r.transcriptLines(t) {
+		texts = append(texts, l.Message.Text())
+	}
+	if got, want := strings.Join(texts, " | "), "write a long essay | ⏹️ Stopped."; got != want {
+		t.Fatalf("transcript %q; want %q", got, want)
+	}
+	if e := r.entry(t, "agent:main:main"); !e.AbortedLastRun {
+		t.Error("abortedLastRun not set after a stopped run")
+	}
+}
+
+// markingModel answers at once, but a /stop arrives while it does: after
+// the run's last poll, before the commit.
+type markingModel struct {
+	r   *rig
+	now func() time.Time
+}
+
+func (m *markingModel) Complete(ctx context.Context, _ model.Request) (model.Response, error) {
+	m.r.store.MarkStop(ctx, "agent:main:main", turn.Stop{MessageID: "telegram:42:9", At: m.now().UnixMilli(), Pending: true})
+	return final("the quick answer"), nil
+}
+
+// TestStopAtCommit: a /stop that the run's poll did not see refuses the
+// commit; the turn is committed as stopped: the notice goes out instead of
+// the answer (which stays in the transcript, where it was written), the
+// run is aborted, a retry decides the same, and the /stop counts it.
+func TestStopAtCommit(t *testing.T) {
+	tests := []struct {
+		name  string
+		crash bool // the stopped commit's first attempt dies after writing
+	}{
+		{"first attempt", false},
+		{"retried after a crash", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRig()
+			runs := r.useRuns()
+			r.proc.Models["zero"] = &markingModel{r: r, now: r.proc.Now}
+			m := msg(1, "quick question")
+			if tc.crash {
+				r.crash.CommitAfter = 1
+				if err := r.proc.Handle(context.Background(), m, 1); err == nil {
+					t.Fatal("crash not injected")
+				}
+				if err := r.proc.Handle(context.Background(), m, 2); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				r.handle(t, m)
+			}
+			r.handle(t, msg(9, "/stop"))
+			if got, want := sentTexts(r), "⏹️ Stopped. | ⏹️ Stopped 1 run(s) and dropped 0 queued message(s)."; got != want {
+				t.Fatalf("sent %q\nwant %q", got, want)
+			}
+			rec, err := runs.Get(context.Background(), run.NewID(m.ID))
+			if err != nil || rec.Status != run.StatusAborted || rec.Error != "⏹️ Stopped." {
+				t.Fatalf("run record %+v, %v; want aborted", rec, err)
+			}
+			got := strings.Join(events(t, runs, rec.RunID), " ")
+			if want := "lifecycle/start assistant lifecycle/error"; got != want {
+				t.Fatalf("events %s; want %s (the refused outcome's events replaced)", got, want)
+			}
+			lines := r.transcriptLines(t)
+			if len(lines) != 2 || lines[1].Message.Text() != "the quick answer" {
+				t.Fatalf("transcript %+v; want the prompt and the answer", lines)
+			}
+		})
+	}
+}
+
+// TestStopPollCost: the poll reads the mark once per interval while the
+// model is busy, and not at all for a model faster than the interval.
+func TestStopPollCost(t *testing.T) {
+	const poll = 100 * time.Millisecond
+	tests := []struct {
+		name     string
+		delay    time.Duration
+		min, max int64
+	}{
+		{"instant model", 0, 0, 0},
+		{"model busy 3.5 intervals", 350 * time.Millisecond, 2, 4},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRig()
+			r.lockedClock()
+			r.useRuns()
+			counter := &stopCounter{CrashStore: r.crash}
+			r.proc.Store, r.proc.StopPoll = counter, poll
+			llm := newSlowModel(tc.delay)
+			r.proc.Models["zero"] = llm
+			r.handle(t, msg(1, "hi"))
+			if got := counter.reads.Load(); got < tc.min || got > tc.max {
+				t.Fatalf("%d stop-mark reads; want %d..%d", got, tc.min, tc.max)
+			}
+			if got := r.lastSent(t); got != "the long answer" {
+				t.Fatalf("reply %q", got)
+			}
+		})
 	}
 }

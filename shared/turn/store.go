@@ -6,8 +6,10 @@ package turn
 
 import (
 	"context"
+	"errors"
 
 	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/run"
 	"github.com/zero-gateway/zero/shared/session"
 )
 
@@ -90,7 +92,8 @@ type Stops interface {
 }
 
 // Store is the session store as the runner uses it. Implementations:
-// shared/dynamo and turntest.MemStore; both pass turntest.TestStore.
+// shared/dynamo and turntest.MemStore; both pass turntest.TestStore, and
+// both are Committers (turntest.TestCommitter).
 type Store interface {
 	// Load reads the entry of key, its context and the record of messageID,
 	// consistently (reads see every completed Commit and Finish).
@@ -119,4 +122,53 @@ type Mover interface {
 	// commits r, atomically. A failed condition is fault.Conflict and
 	// changes nothing; e.Version must be 1.
 	Move(ctx context.Context, from string, fromVersion int64, to string, e session.Entry, r Record) error
+}
+
+// Extra is what a turn's commit writes or checks besides the entry, the
+// context and the record (Committer.CommitWith).
+type Extra struct {
+	// Run, when set, is the turn's run outcome: its terminal record and
+	// the events not yet stored. The record is written whether or not the
+	// run has a stored record yet: fields the stored record has keep
+	// their values except Status, EndedAt, Error, Usage and Model (as
+	// run.Store.Finish), and no stored status is required, since the
+	// message record's condition already makes the commit happen once.
+	Run *RunOutcome
+	// Stop, when set, makes the commit fail with ErrStopPending, writing
+	// nothing, if the session's stop mark is active (Stop.Active) for
+	// Stop.MessageID at Stop.NowMS: a /stop arrived after the turn loaded
+	// its snapshot.
+	Stop *StopCheck
+}
+
+// RunOutcome is a run's terminal record and its unstored events.
+type RunOutcome struct {
+	Record run.Record
+	Events []run.Event
+}
+
+// StopCheck names the message a commit is for and the time the stop mark
+// is judged at (epoch ms).
+type StopCheck struct {
+	MessageID string
+	NowMS     int64
+}
+
+// ErrStopPending is the error of a commit refused by its Extra.Stop check.
+var ErrStopPending = errors.New("a /stop is pending for the session")
+
+// Committer is the optional Store capability behind a turn that costs one
+// write: the run's outcome rides in the commit and a /stop that arrived
+// during the turn is checked by it, at no extra call.
+type Committer interface {
+	// CommitWith is Commit with x, all or nothing: the same conditions
+	// and errors, plus ErrStopPending for x.Stop. Events in x.Run the
+	// store cannot fit in its atomic write may be written just before it
+	// (they are idempotent, and a follower may see an event before the
+	// run's terminal status, never the other way round).
+	CommitWith(ctx context.Context, key string, e session.Entry, c Context, r Record, x Extra) error
+	// CommitsRunsOf reports whether CommitWith writes run outcomes where
+	// rs reads and writes runs (the same table); only then does the
+	// runner leave a run's outcome to the commit.
+	CommitsRunsOf(rs RunStore) bool
 }

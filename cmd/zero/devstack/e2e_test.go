@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -359,7 +360,10 @@ func turnCalls(inv invocation) int { return inv.AWSCalls - configReads(inv) - wo
 // TestTurnAWSCalls counts the AWS API calls of plain text turns on the
 // end-to-end path (the functions log the count of each invocation, taken by
 // an SDK middleware). It checks the design's budget: the webhook makes one
-// call, a turn at most 7 in all (5 for the turn itself, 2 for its run record: start and finish), and a later turn no more than the first;
+// call (SendMessage), the runner four (BatchGetItem, PutObject, the
+// commit's TransactWriteItems, which also carries the run's record and
+// events and checks the stop mark, and the record's UpdateItem): 5 in all,
+// the same at the first turn and the last;
 // config reads (at most one per invocation) are counted apart, as they
 // happen once per config TTL, not per turn.
 // With ZERO_BENCH=1 (make bench) it runs 200 turns and prints the numbers.
@@ -407,12 +411,31 @@ func TestTurnAWSCalls(t *testing.T) {
 	t.Logf("BENCH aws_calls_per_turn turn=%d total=%d webhook=%d runner=%d (%s)", turns, perTurn(last), turnCalls(requests[turns-1]), turnCalls(last), last.AWSOps)
 	t.Logf("BENCH config_reads turns=%d reads=%d (ZERO_CONFIG_TTL %s, one per function instance per TTL)", turns, reads, ssmparam.DefaultTTL)
 	t.Logf("BENCH workspace_reads turns=%d lists=%d (one per runner instance and agent per %s; no workspace files here)", turns, wsReads, workspace.DefaultTTL)
-	if perTurn(first) > 7 || perTurn(last) > 7 {
-		t.Errorf("a turn makes more than 7 AWS calls besides cached reads: first %d, last %d", perTurn(first), perTurn(last))
+	const want = "DynamoDB.BatchGetItem=1 DynamoDB.TransactWriteItems=1 DynamoDB.UpdateItem=1 S3.PutObject=1"
+	for _, b := range []invocation{first, last} {
+		if got := turnOps(b); got != want {
+			t.Errorf("runner calls %q; want %q", got, want)
+		}
+	}
+	if perTurn(first) != 5 || perTurn(last) != 5 {
+		t.Errorf("a turn makes %d AWS calls at turn 1 and %d at turn %d besides cached reads; want 5", perTurn(first), perTurn(last), turns)
 	}
 	if turnCalls(last) != turnCalls(first) {
 		t.Errorf("turn %d makes %d runner AWS calls, turn 1 makes %d (config reads aside); want the same", turns, turnCalls(last), turnCalls(first))
 	}
+}
+
+// turnOps is an invocation's AWS calls ("Service.Op=n", sorted) without
+// the cached reads (see turnCalls).
+func turnOps(inv invocation) string {
+	var ops []string
+	for _, field := range strings.Fields(inv.AWSOps) {
+		if name, _, _ := strings.Cut(field, "="); name != "SSM.GetParameter" && name != "S3.ListObjectsV2" {
+			ops = append(ops, field)
+		}
+	}
+	slices.Sort(ops)
+	return strings.Join(ops, " ")
 }
 
 func waitUntil(t *testing.T, cond func() bool) {

@@ -183,3 +183,38 @@ func fill(stored, rec run.Record) run.Record {
 	}
 	return stored
 }
+
+// Settle writes rec (a terminal record) and events at once, whatever the
+// stored status: the write of a run outcome that rides in a turn's commit
+// (turn.Extra.Run), which its message record already makes happen once.
+// Stored fields keep their values except those Finish sets; a run with no
+// record gets rec as it is.
+func (m *MemStore) Settle(rec run.Record, events []run.Event) error {
+	if err := rec.CheckFinish(); err != nil {
+		return err
+	}
+	if err := run.CheckEvents(rec.RunID, events); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.put(rec.RunID, events)
+	stored, ok := m.runs[rec.RunID]
+	if !ok {
+		m.runs[rec.RunID] = rec
+		return nil
+	}
+	next := stored
+	next.Status, next.EndedAt = rec.Status, rec.EndedAt
+	if rec.Error != "" {
+		next.Error = rec.Error
+	}
+	if rec.Usage != (run.Usage{}) {
+		next.Usage = rec.Usage
+	}
+	if rec.Model != "" {
+		next.Model = rec.Model
+	}
+	m.runs[rec.RunID] = fill(next, rec)
+	return nil
+}

@@ -3,6 +3,7 @@ package turntest
 import (
 	"context"
 
+	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/turn"
 )
 
@@ -83,4 +84,16 @@ func (s *CrashStore) StopDone(ctx context.Context, key, stopMessageID string) er
 		return st.StopDone(ctx, key, stopMessageID)
 	}
 	return nil
+}
+
+// MarkStop passes through to the wrapped store's MarkStop, as a channel
+// function writes the mark; a store without it returns fault.Internal.
+func (s *CrashStore) MarkStop(ctx context.Context, key string, st turn.Stop) error {
+	m, ok := s.Store.(interface {
+		MarkStop(ctx context.Context, key string, s turn.Stop) error
+	})
+	if !ok {
+		return fault.New(fault.Internal, "mark stop: %T cannot", s.Store)
+	}
+	return m.MarkStop(ctx, key, st)
 }

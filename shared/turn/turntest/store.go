@@ -12,6 +12,7 @@ import (
 
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/run/runtest"
 	"github.com/zero-gateway/zero/shared/session"
 	"github.com/zero-gateway/zero/shared/turn"
 )
@@ -434,6 +435,7 @@ type MemStore struct {
 	records  map[string]turn.Record
 	stops    map[string]turn.Stop
 	failures map[string]Failure // by message id; see failures.go
+	runs     *runtest.MemStore  // where CommitWith writes run outcomes (UseRuns)
 	// Calls counts every method call.
 	Calls int
 }
@@ -470,6 +472,11 @@ func (m *MemStore) Commit(_ context.Context, key string, e session.Entry, c turn
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.Calls++
+	return m.commit(key, e, c, r)
+}
+
+// commit is Commit under m.mu.
+func (m *MemStore) commit(key string, e session.Entry, c turn.Context, r turn.Record) error {
 	old, exists := m.entries[key]
 	switch {
 	case e.Version < 1:

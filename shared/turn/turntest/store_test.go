@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/zero-gateway/zero/shared/fault"
+	"github.com/zero-gateway/zero/shared/run/runtest"
 	"github.com/zero-gateway/zero/shared/session"
 	"github.com/zero-gateway/zero/shared/session/sessiontest"
 	"github.com/zero-gateway/zero/shared/turn"
@@ -64,5 +65,20 @@ func TestCrashStoreMove(t *testing.T) {
 		if err := c.Move(ctx, "from", 1, "to", e, r); !fault.Is(err, fault.Internal) {
 			t.Fatalf("Move = %v; want fault.Internal", err)
 		}
+	})
+}
+
+func TestMemCommitter(t *testing.T) {
+	TestCommitter(t, func(*testing.T) (turn.Store, Runs) {
+		runs := runtest.NewMemStore()
+		return NewMemStore().UseRuns(runs), runs
+	})
+}
+
+// A CrashStore passes the Committer suite too (with no crash set).
+func TestCrashStoreCommitter(t *testing.T) {
+	TestCommitter(t, func(*testing.T) (turn.Store, Runs) {
+		runs := runtest.NewMemStore()
+		return &CrashStore{Store: NewMemStore().UseRuns(runs)}, runs
 	})
 }
