@@ -9,6 +9,7 @@
 //	zero chat           talk to the agent line by line
 //	zero gateway call   call any gateway API method
 //	zero telegram       set the Telegram bot's webhook (set-webhook)
+//	zero dlq            list the dead-letter queue, redrive it to the work queue
 //
 // Subcommands live in their own files and register in commands; each gets
 // its arguments after the subcommand name and parses them with package flag.
@@ -43,6 +44,7 @@ var commands = map[string]command{
 	"chat":     {summary: "talk to the agent: each line read is sent, each reply printed (--session KEY --timeout 120s)", run: runChat},
 	"gateway":  {summary: "call a gateway API method (call METHOD --params JSON --json)", run: runGateway},
 	"telegram": {summary: "point the Telegram bot at the webhook (set-webhook --url PUBLIC_URL --secret S --token T --drop-pending)", run: runTelegram},
+	"dlq":      {summary: "the dead-letter queue: what failed and why, and moving it back (list | redrive --dry-run)", run: runDLQ},
 }
 
 func main() {

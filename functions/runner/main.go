@@ -23,6 +23,7 @@ import (
 	"github.com/zero-gateway/zero/shared/awsconfig"
 	"github.com/zero-gateway/zero/shared/bedrock"
 	"github.com/zero-gateway/zero/shared/dynamo"
+	"github.com/zero-gateway/zero/shared/lambdalog"
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/openai"
 	"github.com/zero-gateway/zero/shared/s3store"
@@ -41,8 +42,7 @@ const maxCollect = 10
 const systemPrompt = "You are ZERO, a personal assistant. Answer briefly and helpfully."
 
 func main() {
-	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
-	slog.SetDefault(logger) // adapters that log through slog's default log JSON too
+	logger := lambdalog.Install(os.Stderr) // JSON lines with the request id; slog's default too
 	calls := awsconfig.NewCounter()
 	app, err := setup(context.Background(), logger, calls)
 	if err != nil {

@@ -29,6 +29,7 @@ var roles = map[string]string{
 	"run":        "core",
 	"workspace":  "core",
 	"gateway":    "core",
+	"ingest":     "core", // the one door every ingress calls: routing, admission, stop marks, enqueue
 	"dynamo":     "adapter",
 	"s3store":    "adapter",
 	"sqsqueue":   "adapter",
@@ -41,6 +42,7 @@ var roles = map[string]string{
 	"awserr":     "support", // classifies AWS SDK errors for the AWS adapters
 	"awsconfig":  "support", // builds the SDK config for mains and tests
 	"emulator":   "support", // starts the local AWS emulator for tests and `zero dev`
+	"lambdalog":  "support", // the functions' JSON log lines with the Lambda request id
 }
 
 var forbiddenInCore = []string{"github.com/aws/", "github.com/openai/", "github.com/anthropics/"}

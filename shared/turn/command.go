@@ -11,16 +11,47 @@ import (
 
 // command is a chat command recognised in an inbound message.
 type command struct {
-	name  string // "/status", "/send", or the reset trigger; "" for none
-	arg   string // /send: on | off | inherit; /context: list | detail
-	rest  string // a reset trigger: the text after it, passed on to the model; /compact: instructions
-	reset bool   // name is a reset trigger (/new, /reset, session.resetTriggers)
+	name  string       // "/status", "/send", or the reset trigger; "" for none
+	arg   string       // a one-word argument, lower-cased: /send on, /queue collect, /context detail
+	rest  string       // free text: what follows a reset trigger, /compact's instructions
+	reset bool         // name is a reset trigger (session.resetTriggers: /new, /reset by default)
+	spec  *commandSpec // the registry entry; nil for reset triggers and plain text
 }
 
-// parseCommand recognises the session commands. A reset trigger must be
-// the message's first word and may be followed by text, as may /compact
-// (its instructions); /status and /send count only when sent on their own. Telegram's "/cmd@BotName" form in
-// groups is accepted.
+// commandSpec is one slash command of the registry: which arguments make
+// it a command (anything else is plain text for the model), which step it
+// takes, and how it is answered.
+type commandSpec struct {
+	args   func(rest string) bool
+	text   bool // the argument is free text (command.rest), not a word (command.arg)
+	step   Step
+	answer func(p *Processor, ctx context.Context, t *turnState, e *session.Entry) (string, error)
+}
+
+// commands is the registry of every slash command but the reset triggers,
+// which the config names (session.resetTriggers). Commands never reach
+// the model and are not part of the conversation: no transcript part, the
+// context is kept as is (/compact writes its compaction line).
+var commands = map[string]*commandSpec{
+	"/status":  {args: noArgs, step: StepCommand, answer: answerStatus},
+	"/stop":    {args: noArgs, step: StepCommand, answer: answerStop},
+	"/send":    {args: oneWord, step: StepCommand, answer: answerSend},
+	"/queue":   {args: oneWord, step: StepCommand, answer: answerQueue},
+	"/context": {args: oneOf("", "list", "detail"), step: StepCommand, answer: answerContext},
+	"/compact": {args: anyText, text: true, step: StepCompact},
+}
+
+func noArgs(rest string) bool  { return rest == "" }
+func anyText(string) bool      { return true }
+func oneWord(rest string) bool { return !strings.ContainsAny(rest, " \n\t") }
+func oneOf(words ...string) func(string) bool {
+	return func(rest string) bool { return slices.Contains(words, strings.ToLower(rest)) }
+}
+
+// parseCommand recognises a command: its name must be the message's first
+// word. A reset trigger may be followed by text, /compact by instructions;
+// the others count only with the arguments they take. Telegram's
+// "/cmd@BotName" form in groups is accepted.
 func parseCommand(text string, resetTriggers []string) command {
 	text = strings.TrimSpace(text)
 	head, rest, _ := strings.Cut(text, " ")
@@ -32,52 +63,43 @@ func parseCommand(text string, resetTriggers []string) command {
 	if at := strings.IndexByte(name, '@'); at > 0 && strings.HasPrefix(name, "/") {
 		name = name[:at]
 	}
-	switch {
-	case slices.Contains(resetTriggers, name):
+	if slices.Contains(resetTriggers, name) {
 		return command{name: name, rest: rest, reset: true}
-	case (name == "/status" || name == "/stop") && rest == "":
-		return command{name: name}
-	case name == "/compact":
-		return command{name: name, rest: rest}
-	case name == "/queue" && !strings.ContainsAny(rest, " \n\t"):
-		return command{name: name, arg: strings.ToLower(rest)}
-	case name == "/context" && (rest == "" || strings.EqualFold(rest, "list") || strings.EqualFold(rest, "detail")):
-		return command{name: name, arg: strings.ToLower(rest)}
-	case name == "/send" && !strings.ContainsAny(rest, " \n\t"):
-		return command{name: name, arg: strings.ToLower(rest)}
 	}
-	return command{}
+	spec, ok := commands[name]
+	if !ok || !spec.args(rest) {
+		return command{}
+	}
+	if spec.text {
+		return command{name: name, rest: rest, spec: spec}
+	}
+	return command{name: name, arg: strings.ToLower(rest), spec: spec}
 }
 
-// command runs t's command against e. It returns the reply and true when the
-// command is answered without the model; a reset trigger returns false after
-// applying its model choice, and the turn goes on to the model with the
-// text that followed the trigger.
-func (p *Processor) command(ctx context.Context, t *turnState, e *session.Entry) (string, bool) {
-	switch {
-	case t.cmd.reset:
-		t.text = t.cmd.rest
-		word, after, _ := strings.Cut(t.cmd.rest, " ")
-		if ref, ok := t.cfg.ResolveModel(word); ok && word != "" {
-			e.ProviderOverride, e.ModelOverride = ref.Provider, ref.Name
-			t.text = strings.TrimSpace(after)
-		}
-		return "", false
-	case t.cmd.name == "/status":
-		return p.status(t, *e), true
-	case t.cmd.name == "/send":
-		return p.setSendPolicy(ctx, t, e), true
-	case t.cmd.name == "/queue":
-		return p.setQueueMode(t, e), true
-	case t.cmd.name == "/context":
-		// What the next run's system prompt holds, largest first.
-		report := p.prompt(ctx, e.AgentID, p.tools(t, *e, p.modelFor(t.cfg, *e))).Report
-		if t.cmd.arg == "detail" {
-			return report.Detail(), true
-		}
-		return report.List(), true
+func answerStatus(p *Processor, _ context.Context, t *turnState, e *session.Entry) (string, error) {
+	return p.status(t, *e), nil
+}
+
+func answerStop(p *Processor, ctx context.Context, t *turnState, _ *session.Entry) (string, error) {
+	return p.stopCommand(ctx, t)
+}
+
+func answerSend(p *Processor, ctx context.Context, t *turnState, e *session.Entry) (string, error) {
+	return p.setSendPolicy(ctx, t, e), nil
+}
+
+func answerQueue(p *Processor, _ context.Context, t *turnState, e *session.Entry) (string, error) {
+	return p.setQueueMode(t, e), nil
+}
+
+// answerContext reports what the next run's system prompt holds, largest
+// first.
+func answerContext(p *Processor, ctx context.Context, t *turnState, e *session.Entry) (string, error) {
+	report := p.prompt(ctx, e.AgentID, p.tools(t, *e, p.modelFor(t.cfg, *e))).Report
+	if t.cmd.arg == "detail" {
+		return report.Detail(), nil
 	}
-	return "", false
+	return report.List(), nil
 }
 
 // setSendPolicy handles /send on|off|inherit: owners only.
@@ -112,7 +134,7 @@ func (p *Processor) status(t *turnState, e session.Entry) string {
 	b.WriteString("ZERO is reachable.\n")
 	fmt.Fprintf(&b, "Session: %s\n", session.Display(t.msg.SessionKey, t.cfg.Keys()))
 	fmt.Fprintf(&b, "Session id: %s", e.SessionID)
-	if t.reset == "stale" {
+	if t.reset == ResetStale {
 		b.WriteString(" (new: the previous session expired)")
 	}
 	b.WriteString("\n")

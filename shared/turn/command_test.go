@@ -40,7 +40,12 @@ func TestParseCommand(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := parseCommand(tt.text, triggers); got != tt.want {
+			got := parseCommand(tt.text, triggers)
+			if (got.spec == nil) != (got.name == "" || got.reset) {
+				t.Errorf("parseCommand(%q): registry entry %v for %q", tt.text, got.spec, got.name)
+			}
+			got.spec = nil
+			if got != tt.want {
 				t.Fatalf("parseCommand(%q) = %+v; want %+v", tt.text, got, tt.want)
 			}
 		})

@@ -107,100 +107,59 @@ func (p *Processor) handle(ctx context.Context, m inbound.Message, attempt int, 
 		loaded = &snap
 	}
 	snap := *loaded
-	if rec := snap.Record; rec != nil {
-		if rec.State == Done {
-			p.log().InfoContext(ctx, "duplicate message skipped", "message", m.ID, "session", m.SessionKey)
-			return nil
-		}
-		return p.deliver(ctx, m, *rec)
-	}
 	cfg, err := p.config(ctx)
 	if err != nil {
 		return err
 	}
-	if m.Kind == inbound.KindMigrate {
+	plan := PlanTurn(snap, m, cfg, p.Now())
+	switch plan.Step {
+	case StepDuplicate:
+		p.log().InfoContext(ctx, "duplicate message skipped", "message", m.ID, "session", m.SessionKey)
+		return nil
+	case StepResume:
+		return p.deliver(ctx, m, *snap.Record)
+	case StepMigrate:
 		return p.migrate(ctx, m, snap)
-	}
-	if m.Kind == "" && snap.Stop.Active(m.ID, p.Now().UnixMilli()) {
+	case StepDropStopped:
 		return p.dropStopped(ctx, m, snap.Stop)
 	}
+	t := &turnState{cfg: cfg, msg: m, plan: plan, cmd: plan.Command, text: plan.Prompt, reset: plan.Reset, stored: snap.Entry, stop: snap.Stop}
+	return p.turn(ctx, t, snap, attempt, collected)
+}
+
+// turn runs a planned command, compaction or model turn: it settles the
+// session, answers, commits and delivers.
+func (p *Processor) turn(ctx context.Context, t *turnState, snap Snapshot, attempt int, collected []string) error {
+	m := t.msg
 	for _, h := range p.Hooks.MessageReceived {
 		h(ctx, m)
 	}
-
-	t := &turnState{cfg: cfg, msg: m, text: m.Text, stored: snap.Entry, stop: snap.Stop}
-	t.cmd = parseCommand(m.Text, cfg.ResetTriggers())
-	if s := snap.Stop; s != nil && s.Pending && s.MessageID == m.ID && t.cmd.name != "/stop" {
-		// This message interrupted the session's previous run (queue
-		// mode interrupt); its mark has done its work.
+	if t.plan.ClearInterrupt {
 		if stops, ok := p.Store.(Stops); ok {
 			if err := stops.StopDone(ctx, m.SessionKey, m.ID); err != nil {
 				return fmt.Errorf("clear the interrupt of %s: %w", m.ID, err)
 			}
 		}
 	}
-	entry := p.startSession(ctx, t)
-	entry = p.prepareEntry(entry, m)
+	entry := p.prepareEntry(p.startSession(ctx, t), m)
+	if ref := t.plan.Model; ref.Provider != "" {
+		entry.ProviderOverride, entry.ModelOverride = ref.Provider, ref.Name
+	}
 	path := session.TranscriptPath(m.SessionKey, entry)
-	var history []model.Message
+	history := []model.Message(nil)
 	if snap.Context != nil && snap.Context.SessionID == entry.SessionID {
 		history = snap.Context.Messages
-	} else if history, err = p.history(ctx, entry, path); err != nil {
+	} else {
+		var err error
+		if history, err = p.history(ctx, entry, path); err != nil {
+			return err
+		}
+	}
+	out, err := p.answer(ctx, t, &entry, history, path, attempt)
+	if err != nil {
 		return err
 	}
-
-	var out turnOutput
-	if t.cmd.name == "/stop" {
-		reply, err := p.stopCommand(ctx, t)
-		if err != nil {
-			return err
-		}
-		out = turnOutput{text: reply, command: true}
-	} else if reply, ok := p.command(ctx, t, &entry); ok {
-		// Commands never reach the model and are not part of the
-		// conversation: no transcript part, the context is kept as is.
-		out = turnOutput{text: reply, command: true}
-	} else if t.cmd.name == "/compact" {
-		if out, err = p.compactCommand(ctx, t, entry, history, path, attempt); err != nil {
-			return err
-		}
-		if c := out.compaction; c != nil {
-			entry.TranscriptSeq++
-			entry.LastEntryID = transcript.EntryID(m.ID, compactionLine)
-			entry.CompactionCount++
-			entry.TotalTokens = estimateTokens(c.history)
-			history = c.history
-		}
-	} else {
-		ref := p.modelFor(cfg, entry)
-		if out, err = p.modelTurn(ctx, t, entry, history, path, ref, attempt); err != nil {
-			return err
-		}
-		if entry.VerboseLevel == "on" && out.text != "" {
-			out.text = toolSummaries(out.messages) + out.text
-		}
-		if entry.ReasoningLevel == "on" && out.text != "" {
-			out.text = reasoning(out.messages) + out.text
-		}
-		t.asked = true
-		entry.AbortedLastRun = out.stopped
-		entry.TranscriptSeq++
-		entry.LastEntryID = transcript.EntryID(m.ID, len(out.messages)-1)
-		entry.InputTokens += out.usage.Input
-		entry.OutputTokens += out.usage.Output
-		// totalTokens is what the context holds after this turn, as
-		// upstream UIs read it ("context used"): the last call's prompt
-		// and answer.
-		entry.TotalTokens = out.last.Input + out.last.CacheRead + out.last.CacheWrite + out.last.Output
-		entry.Model, entry.ModelProvider = ref.Name, ref.Provider // the model that answered last
-		entry.ContextTokens = int64(cfg.Agents.Defaults.ContextTokens)
-		if out.compaction != nil {
-			history = out.compaction.history
-			entry.CompactionCount++
-		}
-		history = append(history, out.messages...)
-	}
-
+	history = out.apply(&entry, history, t)
 	entry.Version++
 	rec, err := p.commit(ctx, t, entry, Context{SessionID: entry.SessionID, Messages: trimContext(history)}, out, collected)
 	if err != nil {
@@ -209,48 +168,100 @@ func (p *Processor) handle(ctx context.Context, m inbound.Message, attempt int, 
 	return p.deliver(ctx, m, rec)
 }
 
+// answer produces the turn's output: a command's reply, a compaction, or
+// the model's run.
+func (p *Processor) answer(ctx context.Context, t *turnState, entry *session.Entry, history []model.Message, path string, attempt int) (turnOutput, error) {
+	switch t.plan.Step {
+	case StepCommand:
+		reply, err := t.cmd.spec.answer(p, ctx, t, entry) // may change the session's settings
+		return turnOutput{text: reply, command: true}, err
+	case StepCompact:
+		return p.compactCommand(ctx, t, *entry, history, path, attempt)
+	}
+	ref := p.modelFor(t.cfg, *entry)
+	out, err := p.modelTurn(ctx, t, *entry, history, path, ref, attempt)
+	if err != nil {
+		return out, err
+	}
+	out.ref = ref
+	if entry.VerboseLevel == "on" && out.text != "" {
+		out.text = toolSummaries(out.messages) + out.text
+	}
+	if entry.ReasoningLevel == "on" && out.text != "" {
+		out.text = reasoning(out.messages) + out.text
+	}
+	t.asked = true
+	return out, nil
+}
+
+// apply is the one place a turn's output changes the session entry: a
+// command's settings, a compaction's counters, a run's transcript position,
+// tokens and model. It returns the context after the turn.
+func (out turnOutput) apply(e *session.Entry, history []model.Message, t *turnState) []model.Message {
+	id := t.msg.ID
+	switch t.plan.Step {
+	case StepCommand:
+		return history
+	case StepCompact:
+		if c := out.compaction; c != nil {
+			e.TranscriptSeq++
+			e.LastEntryID = transcript.EntryID(id, compactionLine)
+			e.CompactionCount++
+			e.TotalTokens = estimateTokens(c.history)
+			return c.history
+		}
+		return history
+	}
+	e.AbortedLastRun = out.stopped
+	e.TranscriptSeq++
+	e.LastEntryID = transcript.EntryID(id, len(out.messages)-1)
+	e.InputTokens += out.usage.Input
+	e.OutputTokens += out.usage.Output
+	// totalTokens is what the context holds after this turn, as upstream
+	// UIs read it ("context used"): the last call's prompt and answer.
+	e.TotalTokens = out.last.Input + out.last.CacheRead + out.last.CacheWrite + out.last.Output
+	e.Model, e.ModelProvider = out.ref.Name, out.ref.Provider // the model that answered last
+	e.ContextTokens = int64(t.cfg.Agents.Defaults.ContextTokens)
+	if out.compaction != nil {
+		history = out.compaction.history
+		e.CompactionCount++
+	}
+	return append(history, out.messages...)
+}
+
 // turnState carries one turn's inputs between its steps.
 type turnState struct {
 	cfg    *config.Config
 	msg    inbound.Message
+	plan   Plan
 	cmd    command
-	text   string         // what the model is asked: m.Text, or what follows a reset trigger
+	text   string         // what the model is asked: the plan's prompt
 	stored *session.Entry // the entry before this message; nil for a new key
-	reset  string         // why a new session started: "", "new", "stale"
+	reset  ResetReason    // why a new session started
 	run    *runTracker    // the model run's record and events; nil when not recorded
 	stop   *Stop          // the session's /stop mark at load time
 	asked  bool           // the model answered this turn: its commit checks for a /stop
 }
 
 // startSession returns the entry this message continues: the stored one,
-// or a fresh session when there is none, the stored one is stale, or the
-// message is a reset trigger. Cron sessions start afresh on every run.
+// or a fresh session as the plan's reset reason says, running the session
+// hooks. The new sessionId derives from the message, so a retry of a turn
+// that died before its commit lands in the same transcript.
 func (p *Processor) startSession(ctx context.Context, t *turnState) session.Entry {
 	newID := session.NewID(t.msg.ID)
-	agentID := session.NormalizeAgentID(t.msg.AgentID)
 	if t.stored == nil {
-		p.sessionHooks(ctx, p.Hooks.SessionStart, SessionEvent{SessionKey: t.msg.SessionKey, SessionID: newID, AgentID: agentID, Reason: "new-key"})
-		// Derived from the message, so a retry of a turn that died
-		// before its commit lands in the same transcript.
+		agentID := session.NormalizeAgentID(t.msg.AgentID)
+		p.sessionHooks(ctx, p.Hooks.SessionStart, SessionEvent{SessionKey: t.msg.SessionKey, SessionID: newID, AgentID: agentID, Reason: string(ResetNewKey)})
 		return session.Entry{SessionID: newID}
 	}
 	e := *t.stored
-	lc := t.cfg.Lifecycle()
-	policy := lc.PolicyFor(t.msg.Channel, session.ResetTypeOf(t.msg.ChatType, t.msg.ThreadID))
-	switch {
-	case t.cmd.reset:
-		t.reset = "new"
-	case strings.HasPrefix(t.msg.SessionKey, "cron:"):
-		t.reset = "cron"
-	case lc.Stale(policy, e.UpdatedAt, p.Now()):
-		t.reset = "stale"
-	default:
+	if t.reset == ResetNone {
 		return e
 	}
-	p.log().InfoContext(ctx, "new session", "session", t.msg.SessionKey, "reason", t.reset,
+	p.log().InfoContext(ctx, "new session", "session", t.msg.SessionKey, "reason", string(t.reset),
 		"old_session_id", e.SessionID, "session_id", newID)
-	p.sessionHooks(ctx, p.Hooks.SessionEnd, SessionEvent{SessionKey: t.msg.SessionKey, SessionID: e.SessionID, AgentID: e.AgentID, Reason: t.reset})
-	p.sessionHooks(ctx, p.Hooks.SessionStart, SessionEvent{SessionKey: t.msg.SessionKey, SessionID: newID, AgentID: e.AgentID, Reason: t.reset})
+	p.sessionHooks(ctx, p.Hooks.SessionEnd, SessionEvent{SessionKey: t.msg.SessionKey, SessionID: e.SessionID, AgentID: e.AgentID, Reason: string(t.reset)})
+	p.sessionHooks(ctx, p.Hooks.SessionStart, SessionEvent{SessionKey: t.msg.SessionKey, SessionID: newID, AgentID: e.AgentID, Reason: string(t.reset)})
 	return e.Reset(newID)
 }
 
@@ -278,10 +289,6 @@ func (p *Processor) modelTurn(ctx context.Context, t *turnState, entry session.E
 	m := t.msg
 	seq := entry.TranscriptSeq + 1
 	prompt := t.text
-	if t.reset == "new" && strings.TrimSpace(prompt) == "" {
-		// A reset sent alone gets a short greeting turn confirming it.
-		prompt = greetingPrompt
-	}
 	rt, err := p.startRun(ctx, t, entry, ref, attempt)
 	if err != nil {
 		return turnOutput{}, err
@@ -299,41 +306,14 @@ func (p *Processor) modelTurn(ctx context.Context, t *turnState, entry session.E
 			return out, nil
 		}
 	}
-	var comp *compaction
-	if p.needsCompaction(t.cfg, entry, history, prompt) {
-		if comp, err = p.compact(ctx, t, ref, history, "", entry.TotalTokens); err != nil {
-			return turnOutput{}, err
-		}
-		if comp != nil {
-			history = comp.history
-		}
-	}
-	out, err := p.complete(ctx, t, entry, history, prompt, ref)
-	if errors.Is(err, model.ErrContextOverflow) && comp == nil {
-		// The model says the context is too long: compact once and retry.
-		p.log().InfoContext(ctx, "context overflow; compacting", "session", m.SessionKey, "model", ref.String())
-		if comp, err = p.compact(ctx, t, ref, history, "", entry.TotalTokens); err != nil {
-			return turnOutput{}, err
-		}
-		err = model.ErrContextOverflow // nothing old enough to compact
-		if comp != nil {
-			history = comp.history
-			out, err = p.complete(ctx, t, entry, history, prompt, ref)
-		}
-	}
-	if errors.Is(err, model.ErrContextOverflow) {
-		p.log().ErrorContext(ctx, "context overflow after compaction", "session", m.SessionKey, "model", ref.String(), "err", err)
-		out, err = failedTurn(prompt, "⚠️ The conversation no longer fits the model's context window, even after compacting it. Send /new to start a new session."), nil
-	}
+	out, err := p.runCompacting(ctx, t, entry, history, prompt, ref)
 	if err != nil {
 		return out, err
 	}
-	out.compaction = comp
 	for i := range out.messages {
 		out.messages[i].EntryID = transcript.EntryID(m.ID, i)
 	}
-	lines := p.lines(entry, m, out, ref, seq)
-	switch err := p.Transcript.WritePart(ctx, path, seq, lines); {
+	switch err := p.Transcript.WritePart(ctx, path, seq, p.lines(entry, m, out, ref, seq)); {
 	case fault.Is(err, fault.Conflict):
 		out, adopted, err := p.adopt(ctx, path, seq, m.ID, history)
 		if err != nil {
@@ -349,6 +329,41 @@ func (p *Processor) modelTurn(ctx context.Context, t *turnState, entry session.E
 	}
 	rt.end(out)
 	return out, nil
+}
+
+// runCompacting runs the agent loop, compacting the context first when it
+// nears the window, or once when the model reports an overflow. An
+// overflow that compaction cannot fix becomes a notice to the user.
+func (p *Processor) runCompacting(ctx context.Context, t *turnState, entry session.Entry, history []model.Message, prompt string, ref model.Ref) (turnOutput, error) {
+	var comp *compaction
+	var err error
+	if p.needsCompaction(t.cfg, entry, history, prompt) {
+		if comp, err = p.compact(ctx, t, ref, history, "", entry.TotalTokens); err != nil {
+			return turnOutput{}, err
+		}
+		if comp != nil {
+			history = comp.history
+		}
+	}
+	out, err := p.complete(ctx, t, entry, history, prompt, ref)
+	if errors.Is(err, model.ErrContextOverflow) && comp == nil {
+		// The model says the context is too long: compact once and retry.
+		p.log().InfoContext(ctx, "context overflow; compacting", "session", t.msg.SessionKey, "model", ref.String())
+		if comp, err = p.compact(ctx, t, ref, history, "", entry.TotalTokens); err != nil {
+			return turnOutput{}, err
+		}
+		err = model.ErrContextOverflow // nothing old enough to compact
+		if comp != nil {
+			history = comp.history
+			out, err = p.complete(ctx, t, entry, history, prompt, ref)
+		}
+	}
+	if errors.Is(err, model.ErrContextOverflow) {
+		p.log().ErrorContext(ctx, "context overflow after compaction", "session", t.msg.SessionKey, "model", ref.String(), "err", err)
+		out, err = failedTurn(prompt, "⚠️ The conversation no longer fits the model's context window, even after compacting it. Send /new to start a new session."), nil
+	}
+	out.compaction = comp
+	return out, err
 }
 
 // needsCompaction reports whether the context, with the new prompt, would
@@ -503,6 +518,7 @@ type turnOutput struct {
 	last       model.Usage // the last call's: what the context holds now
 	stop       string
 	command    bool        // answered by a command, not the model
+	ref        model.Ref   // the model that answered (StepRun)
 	compaction *compaction // the context was compacted before the run
 	stopped    bool        // /stop interrupted the run
 }

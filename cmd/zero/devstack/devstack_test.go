@@ -236,6 +236,14 @@ func TestProvisionFromTemplate(t *testing.T) {
 			"OPENAI_BASE_URL":       "https://api.openai.com/v1",
 			"ZERO_MODEL":            "zero/echo",
 			"ZERO_CONFIG_PARAMETER": "/zero/" + prefix + "/config",
+			// One parameter feeds both this and the redrive policy's
+			// maxReceiveCount (checked under queues), so they cannot drift.
+			"ZERO_QUEUE_URL":          res.Queues["WorkQueue"].URL,
+			"ZERO_MAX_RECEIVE_COUNT":  "5",
+			"ZERO_GROUP_CONCURRENCY":  "10",
+			"ZERO_MIN_BUDGET_SECONDS": "120",
+			"ZERO_RETRY_BASE_SECONDS": "10",
+			"ZERO_RETRY_MAX_SECONDS":  "300",
 		})
 		eq(t, "routes", res.Routes, []Route{
 			{Method: "POST", Path: "/rpc", Function: "Gateway"},

@@ -1,0 +1,107 @@
+package bedrock
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
+
+	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/model/modeltest"
+)
+
+// TestConformance runs the model.Client suite on the Converse wire.
+func TestConformance(t *testing.T) {
+	modeltest.TestClient(t, converseAPI, func(t *testing.T, s modeltest.Server, retries int) model.Client {
+		return New(bedrockruntime.New(newRuntime(s.URL, s.Client).Options(), func(o *bedrockruntime.Options) {
+			o.RetryMaxAttempts = 1 + retries
+		}))
+	})
+}
+
+// converseAPI is the Converse side of the suite.
+var converseAPI = modeltest.Vendor{
+	CacheWrites: true,
+	Answer: func(a modeltest.Answer) modeltest.Reply {
+		var blocks []string
+		if a.Text != "" {
+			blocks = append(blocks, text(a.Text))
+		}
+		stop := "end_turn"
+		for _, c := range a.ToolCalls {
+			stop = "tool_use"
+			blocks = append(blocks, toolUse(c.ID, c.Name, inputDocument(c.Arguments)))
+		}
+		usage := fmt.Sprintf(`{"inputTokens":%d,"outputTokens":%d,"cacheReadInputTokens":%d,"cacheWriteInputTokens":%d,"totalTokens":%d}`,
+			a.Usage.Input, a.Usage.Output, a.Usage.CacheRead, a.Usage.CacheWrite, a.Usage.Total)
+		r := converse(stop, usage, blocks...)
+		return modeltest.Reply{Status: r.status, Body: r.body}
+	},
+	Fail: func(f modeltest.Failure) modeltest.Reply {
+		var r reply
+		switch f {
+		case modeltest.RateLimited:
+			r = awsError(http.StatusTooManyRequests, "ThrottlingException", "Too many requests, please wait before trying again.")
+		case modeltest.ServerError:
+			r = awsError(http.StatusServiceUnavailable, "ServiceUnavailableException", "Bedrock is unable to process your request.")
+		case modeltest.Unauthorized:
+			// Bedrock answers bad credentials with a 403, not a 401.
+			r = awsError(http.StatusForbidden, "UnrecognizedClientException", "The security token included in the request is invalid.")
+		case modeltest.ContextOverflow:
+			r = awsError(http.StatusBadRequest, "ValidationException", "Input is too long for requested model.")
+		default:
+			panic("unknown failure " + f)
+		}
+		h := http.Header{}
+		for k, v := range r.header {
+			h.Set(k, v)
+		}
+		return modeltest.Reply{Status: r.status, Header: h, Body: r.body}
+	},
+	Read: func(body []byte) (modeltest.Sent, error) {
+		var req wireRequest
+		if err := json.Unmarshal(body, &req); err != nil {
+			return modeltest.Sent{}, err
+		}
+		var sent modeltest.Sent
+		if req.ToolConfig != nil {
+			for _, tool := range req.ToolConfig.Tools {
+				sent.Tools = append(sent.Tools, tool.ToolSpec.Name)
+			}
+		}
+		for _, m := range req.Messages {
+			for _, b := range m.Content {
+				switch {
+				case b.ToolUse != nil:
+					sent.Calls = append(sent.Calls, model.ToolCall{ID: b.ToolUse.ToolUseID, Name: b.ToolUse.Name, Arguments: string(b.ToolUse.Input)})
+				case b.ToolResult != nil:
+					var texts []string
+					for _, c := range b.ToolResult.Content {
+						if c.Text != nil {
+							texts = append(texts, *c.Text)
+						}
+					}
+					sent.Results = append(sent.Results, modeltest.Result{
+						CallID: b.ToolResult.ToolUseID, Content: strings.Join(texts, ""), IsError: b.ToolResult.Status == "error",
+					})
+				}
+			}
+		}
+		return sent, nil
+	},
+}
+
+// inputDocument is a toolUse block's input for arguments: the arguments
+// when they are JSON, else the text as a JSON string (Bedrock itself
+// always sends an object; the suite's bad arguments must still make a
+// valid body).
+func inputDocument(arguments string) string {
+	if json.Valid([]byte(arguments)) {
+		return arguments
+	}
+	s, _ := json.Marshal(arguments)
+	return string(s)
+}

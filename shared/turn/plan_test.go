@@ -1,0 +1,69 @@
+package turn
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/zero-gateway/zero/shared/config"
+	"github.com/zero-gateway/zero/shared/inbound"
+	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/session"
+)
+
+func TestPlanTurn(t *testing.T) {
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	cfg, err := config.Parse([]byte(`{session: {reset: {mode: "idle", idleMinutes: 60}}, agents: {defaults: {models: {"openai/gpt-4o": {alias: "fast"}}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := &session.Entry{SessionID: "s1", UpdatedAt: now.Add(-time.Minute).UnixMilli()}
+	stale := &session.Entry{SessionID: "s1", UpdatedAt: now.Add(-2 * time.Hour).UnixMilli()}
+	msgOf := func(text string) inbound.Message {
+		return inbound.Message{ID: "m1", AgentID: "main", SessionKey: "agent:main:main", Channel: "telegram", ChatType: inbound.Direct, To: "7", Text: text}
+	}
+	otherStop := &Stop{MessageID: "stop-1", At: now.UnixMilli() - 1000, Pending: true}
+	ownInterrupt := &Stop{MessageID: "m1", At: now.UnixMilli() - 1000, Pending: true}
+	tests := []struct {
+		name string
+		snap Snapshot
+		msg  inbound.Message
+		want Plan
+	}{
+		{"a done record is a duplicate", Snapshot{Entry: fresh, Record: &Record{State: Done}}, msgOf("hi"), Plan{Step: StepDuplicate}},
+		{"a committed record resumes delivery", Snapshot{Entry: fresh, Record: &Record{State: Committed}}, msgOf("hi"), Plan{Step: StepResume}},
+		{"a migration", Snapshot{Entry: fresh}, inbound.Message{ID: "m1", Kind: inbound.KindMigrate}, Plan{Step: StepMigrate}},
+		{"queued behind a pending /stop", Snapshot{Entry: fresh, Stop: otherStop}, msgOf("hi"), Plan{Step: StepDropStopped}},
+		{"plain text runs", Snapshot{Entry: fresh}, msgOf("hi"), Plan{Step: StepRun, Prompt: "hi"}},
+		{"a new key starts a session", Snapshot{}, msgOf("hi"), Plan{Step: StepRun, Prompt: "hi", Reset: ResetNewKey}},
+		{"an idle session starts afresh", Snapshot{Entry: stale}, msgOf("hi"), Plan{Step: StepRun, Prompt: "hi", Reset: ResetStale}},
+		{"a reset trigger with text", Snapshot{Entry: fresh}, msgOf("/new tell me a joke"),
+			Plan{Step: StepRun, Prompt: "tell me a joke", Reset: ResetCommand, Command: command{name: "/new", rest: "tell me a joke", reset: true}}},
+		{"a reset naming a model", Snapshot{Entry: fresh}, msgOf("/reset fast hello"),
+			Plan{Step: StepRun, Prompt: "hello", Reset: ResetCommand, Model: model.Ref{Provider: "openai", Name: "gpt-4o"}, Command: command{name: "/reset", rest: "fast hello", reset: true}}},
+		{"a reset alone greets", Snapshot{Entry: fresh}, msgOf("/new"),
+			Plan{Step: StepRun, Prompt: greetingPrompt, Reset: ResetCommand, Command: command{name: "/new", reset: true}}},
+		{"a command", Snapshot{Entry: fresh}, msgOf("/status"), Plan{Step: StepCommand, Prompt: "/status", Command: command{name: "/status"}}},
+		{"a command in a stale session still resets it", Snapshot{Entry: stale}, msgOf("/status"),
+			Plan{Step: StepCommand, Prompt: "/status", Reset: ResetStale, Command: command{name: "/status"}}},
+		{"compact", Snapshot{Entry: fresh}, msgOf("/compact keep names"),
+			Plan{Step: StepCompact, Prompt: "/compact keep names", Command: command{name: "/compact", rest: "keep names"}}},
+		{"the interrupting message clears its mark", Snapshot{Entry: fresh, Stop: ownInterrupt}, msgOf("hi"),
+			Plan{Step: StepRun, Prompt: "hi", ClearInterrupt: true}},
+		{"a /stop keeps its own mark for its answer", Snapshot{Entry: fresh, Stop: ownInterrupt}, msgOf("/stop"),
+			Plan{Step: StepCommand, Prompt: "/stop", Command: command{name: "/stop"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := PlanTurn(tt.snap, tt.msg, cfg, now)
+			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(command{}), cmpopts.IgnoreFields(command{}, "spec")); diff != "" {
+				t.Errorf("plan (-want +got):\n%s", diff)
+			}
+			if again := PlanTurn(tt.snap, tt.msg, cfg, now); !cmp.Equal(got, again, cmp.AllowUnexported(command{}), cmpopts.IgnoreFields(command{}, "spec")) {
+				t.Errorf("a retry planned differently: %+v then %+v", got, again)
+			}
+		})
+	}
+}
