@@ -25,6 +25,7 @@ import (
 	"github.com/zero-gateway/zero/shared/dynamo"
 	"github.com/zero-gateway/zero/shared/gateway"
 	"github.com/zero-gateway/zero/shared/httpapi"
+	"github.com/zero-gateway/zero/shared/lambdalog"
 	"github.com/zero-gateway/zero/shared/s3store"
 	"github.com/zero-gateway/zero/shared/sqsqueue"
 	"github.com/zero-gateway/zero/shared/ssmparam"
@@ -32,8 +33,7 @@ import (
 )
 
 func main() {
-	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
-	slog.SetDefault(logger)
+	logger := lambdalog.Install(os.Stderr) // JSON lines with the request id; slog's default too
 	calls := awsconfig.NewCounter()
 	api, err := setup(context.Background(), logger, calls)
 	if err != nil {
@@ -71,6 +71,7 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 		Runs:        store.Runs(),
 		Transcripts: transcript.NewLog(s3store.New(s3Client, env["ZERO_BUCKET"])),
 		Queue:       sqsqueue.New(sqs.NewFromConfig(awsCfg), env["ZERO_QUEUE_URL"]),
+		Stops:       store, // agent/chat.send mark a /stop the moment it arrives
 		Store: fmt.Sprintf("dynamodb table %s, s3 bucket %s, config parameter %s",
 			env["ZERO_TABLE"], env["ZERO_BUCKET"], env["ZERO_CONFIG_PARAMETER"]),
 		Now: time.Now,

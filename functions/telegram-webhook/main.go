@@ -1,7 +1,9 @@
 // Command telegram-webhook is the Lambda behind POST /webhooks/telegram: it
-// checks Telegram's secret header, turns the update into an inbound.Message
-// with its session key and queues it on the FIFO work queue (one message
-// group per session). It answers 2xx once the update is queued.
+// checks Telegram's secret header, turns the update into an ingest.Request
+// and hands it to the ingest door, which routes it to its agent and session
+// key, admits the sender, marks a /stop and queues it on the FIFO work
+// queue (one message group per session). It answers 2xx once the update is
+// queued (or refused or ignored for good).
 //
 // Environment: TELEGRAM_WEBHOOK_SECRET (the setWebhook secret_token),
 // TELEGRAM_BOT_TOKEN (only its bot id is used), ZERO_QUEUE_URL,
@@ -25,14 +27,15 @@ import (
 	"github.com/zero-gateway/zero/shared/awsconfig"
 	"github.com/zero-gateway/zero/shared/dynamo"
 	"github.com/zero-gateway/zero/shared/httpapi"
+	"github.com/zero-gateway/zero/shared/ingest"
+	"github.com/zero-gateway/zero/shared/lambdalog"
 	"github.com/zero-gateway/zero/shared/sqsqueue"
 	"github.com/zero-gateway/zero/shared/ssmparam"
 	"github.com/zero-gateway/zero/shared/telegram"
 )
 
 func main() {
-	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
-	slog.SetDefault(logger) // adapters that log through slog's default log JSON too
+	logger := lambdalog.Install(os.Stderr) // JSON lines with the request id; slog's default too
 	calls := awsconfig.NewCounter()
 	webhook, err := setup(context.Background(), logger, calls)
 	if err != nil {
@@ -64,16 +67,19 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 	if err != nil {
 		return nil, err
 	}
-	var stops telegram.StopMarker
+	var stops ingest.StopMarker
 	if table := os.Getenv("ZERO_TABLE"); table != "" {
 		stops = dynamo.New(dynamodb.NewFromConfig(awsCfg), table)
 	}
-	return telegram.NewWebhook(telegram.WebhookConfig{
-		Secret:   secret,
-		BotID:    botID,
+	door := ingest.NewDoor(ingest.Deps{
 		Settings: settings,
 		Stops:    stops,
 		Queue:    sqsqueue.New(sqs.NewFromConfig(awsCfg), queueURL),
-		Log:      logger,
+	})
+	return telegram.NewWebhook(telegram.WebhookConfig{
+		Secret: secret,
+		BotID:  botID,
+		Door:   door,
+		Log:    logger,
 	}), nil
 }

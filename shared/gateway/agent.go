@@ -10,6 +10,7 @@ import (
 	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
+	"github.com/zero-gateway/zero/shared/ingest"
 	"github.com/zero-gateway/zero/shared/run"
 	"github.com/zero-gateway/zero/shared/session"
 )
@@ -89,9 +90,20 @@ type acceptance struct {
 // when the session exists; a session that does not exist yet is created
 // by the runner without them, so pass them again on a later call.
 //
+// The message goes through the ingest door, as a channel's do, with the
+// caller as an operator: channels.<channel>.allowFrom does not apply (the
+// bearer token is the operator's, and allowFrom is who may talk to the
+// assistant on a channel), but a message "/stop" (or any message when the
+// queue mode of its channel — "internal" without deliver — is interrupt)
+// writes the session's stop mark (Deps.Stops) before it is queued, so the
+// session's running turn ends at its next step and what is queued behind
+// it is dropped. Owner-only commands (/send) are refused by the runner:
+// an API message has no sender on any channel; sessions.patch sets a
+// session's sendPolicy instead.
+//
 // Store calls: 1 Lookup with sessionId; 1 Get when deliver, label or
 // spawnedBy needs the entry; 1 Update with label/spawnedBy on an existing
-// session; 1 Enqueue.
+// session; 1 MarkStop for a /stop (with Deps.Stops); 1 Enqueue.
 func (g *gateway) agent(ctx context.Context, params json.RawMessage) (any, error) {
 	var p agentParams
 	if err := decodeParams(params, &p); err != nil {
@@ -141,6 +153,8 @@ func (p agentParams) validate() error {
 	return nil
 }
 
+// accept resolves the session of p, checks the send policy, applies label
+// and spawnedBy, and hands the message to the ingest door (see agent).
 func (g *gateway) accept(ctx context.Context, p agentParams) (any, error) {
 	if err := p.validate(); err != nil {
 		return nil, err
@@ -165,7 +179,6 @@ func (g *gateway) accept(ctx context.Context, p agentParams) (any, error) {
 			return nil, err
 		}
 	}
-
 	channel := internalChannel
 	if p.Deliver {
 		channel = strings.ToLower(strings.TrimSpace(p.Channel))
@@ -177,23 +190,39 @@ func (g *gateway) accept(ctx context.Context, p agentParams) (any, error) {
 			return nil, invalidf("sending is denied for this session by session.sendPolicy")
 		}
 	}
-	if target.exists && (p.Label != nil || p.SpawnedBy != nil) {
-		_, err := g.Sessions.Update(ctx, target.key, func(e *session.Entry) error {
-			if p.Label != nil {
-				e.Label = strings.TrimSpace(*p.Label)
-			}
-			if p.SpawnedBy != nil {
-				e.SpawnedBy = strings.TrimSpace(*p.SpawnedBy)
-			}
-			return nil
-		})
-		// Deleted since the Get: the runner recreates it without them,
-		// as for a session that did not exist.
-		if err != nil && !fault.Is(err, fault.NotFound) {
-			return nil, err
-		}
+	if err := g.labelEntry(ctx, target, p); err != nil {
+		return nil, err
 	}
+	return g.enqueue(ctx, cfg, p.message(target, channel, g.nowMS()))
+}
 
+// labelEntry writes label and spawnedBy on t's stored entry, when t exists
+// and p sets them.
+func (g *gateway) labelEntry(ctx context.Context, t target, p agentParams) error {
+	if !t.exists || (p.Label == nil && p.SpawnedBy == nil) {
+		return nil
+	}
+	_, err := g.Sessions.Update(ctx, t.key, func(e *session.Entry) error {
+		if p.Label != nil {
+			e.Label = strings.TrimSpace(*p.Label)
+		}
+		if p.SpawnedBy != nil {
+			e.SpawnedBy = strings.TrimSpace(*p.SpawnedBy)
+		}
+		return nil
+	})
+	// Deleted since the Get: the runner recreates it without them, as for
+	// a session that did not exist.
+	if err != nil && !fault.Is(err, fault.NotFound) {
+		return err
+	}
+	return nil
+}
+
+// message is the inbound message of p for session t on channel, received
+// at nowMS. Its id is "api:" + idempotencyKey, or a random one without a
+// key.
+func (p agentParams) message(t target, channel string, nowMS int64) inbound.Message {
 	messageID := "api:" + p.IdempotencyKey
 	if p.IdempotencyKey == "" {
 		messageID = "api:" + rand.Text()
@@ -202,18 +231,17 @@ func (g *gateway) accept(ctx context.Context, p agentParams) (any, error) {
 	if to == "" {
 		to = "api"
 	}
-	now := g.nowMS()
 	msg := inbound.Message{
 		ID:         messageID,
-		AgentID:    target.agentID,
-		SessionKey: target.key,
+		AgentID:    t.agentID,
+		SessionKey: t.key,
 		Channel:    channel,
 		AccountID:  strings.TrimSpace(p.AccountID),
 		ChatType:   inbound.Direct,
 		To:         to,
 		ThreadID:   strings.TrimSpace(p.ThreadID),
 		Text:       *p.Message,
-		ReceivedAt: now,
+		ReceivedAt: nowMS,
 
 		ExtraSystemPrompt: p.ExtraSystemPrompt,
 	}
@@ -227,14 +255,40 @@ func (g *gateway) accept(ctx context.Context, p agentParams) (any, error) {
 	if p.SpawnedBy != nil {
 		msg.SpawnedBy = strings.TrimSpace(*p.SpawnedBy)
 	}
-	if err := msg.Validate(); err != nil {
-		return nil, err
-	}
-	if err := g.Queue.Enqueue(ctx, msg); err != nil {
-		return nil, err
-	}
-	return acceptance{RunID: run.NewID(messageID), Status: "accepted", AcceptedAt: now, SessionKey: session.Display(target.key, cfg.Keys())}, nil
+	return msg
 }
+
+// enqueue hands msg, whose session the call named, to the ingest door as
+// the operator's and answers with the run it starts. The door decides
+// with cfg, the document the call resolved the session with.
+//
+// API callers are operators (the bearer token is theirs), so
+// channels.<channel>.allowFrom does not apply to them; a /stop (or any
+// message in queue mode interrupt on msg's channel) writes the session's
+// stop mark through Deps.Stops, as on a channel. The door's errors (stop
+// mark, enqueue) are returned as they are; nothing is queued then.
+func (g *gateway) enqueue(ctx context.Context, cfg *config.Config, msg inbound.Message) (any, error) {
+	door := ingest.NewDoor(ingest.Deps{Settings: pinned{cfg}, Queue: g.Queue, Stops: g.Stops, Now: g.Now})
+	out, err := door.Accept(ctx, ingest.Request{Message: msg, Origin: ingest.Operator})
+	if err != nil {
+		return nil, err
+	}
+	switch o := out.(type) {
+	case ingest.Queued:
+		return acceptance{RunID: o.RunID, Status: "accepted", AcceptedAt: msg.ReceivedAt,
+			SessionKey: session.Display(o.Message.SessionKey, cfg.Keys())}, nil
+	case ingest.Refused:
+		return nil, invalidf("params.message: refused: %s (%s)", o.Reason, o.Hint)
+	case ingest.Ignored:
+		return nil, invalidf("params.message: %s", o.Reason)
+	}
+	return nil, fault.New(fault.Internal, "ingest: unknown outcome %T", out)
+}
+
+// pinned serves one already loaded configuration.
+type pinned struct{ cfg *config.Config }
+
+func (p pinned) Current(context.Context) (*config.Config, error) { return p.cfg, nil }
 
 // target is a resolved session.
 type target struct {

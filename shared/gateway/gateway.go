@@ -31,6 +31,7 @@ import (
 	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
+	"github.com/zero-gateway/zero/shared/ingest"
 	"github.com/zero-gateway/zero/shared/run"
 	"github.com/zero-gateway/zero/shared/session"
 )
@@ -82,6 +83,11 @@ type Deps struct {
 	Runs        run.Getter
 	Transcripts TranscriptReader
 	Queue       Enqueuer
+	// Stops writes a session's stop mark when agent or chat.send carries
+	// a /stop (or any message in queue mode interrupt), as the channel
+	// webhooks do (shared/dynamo's Store is one). Optional: nil queues
+	// such a message without a mark, so it waits its turn.
+	Stops ingest.StopMarker
 	// Store names where the state lives, for status (e.g. "dynamodb
 	// table zero-sessions, s3 bucket zero-transcripts"); "" leaves it out.
 	Store string

@@ -5,6 +5,10 @@
 // a request (bad path, bad base64 body, no method) is answered 400, and a
 // handler panic 500, so client input never makes Lambda crash or retry.
 // Response bodies that are not valid UTF-8 go back base64-encoded.
+//
+// The adapter logs through the logger it is given (WithLogger, or Start's
+// logger), with the invocation's context, so a line carries the Lambda
+// request id when that logger adds it (shared/lambdalog).
 package httpapi
 
 import (
@@ -22,14 +26,39 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 )
 
+// Option configures Handler.
+type Option func(*options)
+
+type options struct {
+	logger *slog.Logger
+}
+
+// WithLogger sets the logger that reports a handler panic (with the
+// request's context). Without it Handler uses slog.Default() at the time
+// Handler is called; the Lambda mains always pass their logger (Start
+// does).
+func WithLogger(logger *slog.Logger) Option {
+	return func(o *options) {
+		if logger != nil {
+			o.logger = logger
+		}
+	}
+}
+
 // Handler adapts h to the Lambda handler signature for payload format 2.0.
-func Handler(h http.Handler) func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+// The returned function never returns an error: a malformed event is
+// answered 400 and a panic in h 500 (logged with the stack).
+func Handler(h http.Handler, opts ...Option) func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+	o := options{logger: slog.Default()}
+	for _, opt := range opts {
+		opt(&o)
+	}
 	return func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
 		r, err := newRequest(ctx, ev)
 		if err != nil {
 			return plain(http.StatusBadRequest, "bad request: "+err.Error()), nil
 		}
-		return serve(h, r), nil
+		return serve(o.logger, h, r), nil
 	}
 }
 
@@ -90,12 +119,13 @@ func newRequest(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (*http.R
 	return r, nil
 }
 
-// serve runs h and converts what it wrote into the response event.
-func serve(h http.Handler, r *http.Request) (resp events.APIGatewayV2HTTPResponse) {
+// serve runs h and converts what it wrote into the response event; a
+// panic in h is logged to logger and answered 500.
+func serve(logger *slog.Logger, h http.Handler, r *http.Request) (resp events.APIGatewayV2HTTPResponse) {
 	w := &recorder{header: http.Header{}}
 	defer func() {
 		if p := recover(); p != nil {
-			slog.ErrorContext(r.Context(), "httpapi: handler panicked",
+			logger.ErrorContext(r.Context(), "httpapi: handler panicked",
 				"method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 			resp = plain(http.StatusInternalServerError, "internal error")
 		}

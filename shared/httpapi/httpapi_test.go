@@ -1,16 +1,25 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
-	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambdacontext"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/zero-gateway/zero/shared/lambdalog"
 )
+
+// quiet is the logger of tests whose log lines do not matter.
+var quiet = slog.New(slog.DiscardHandler)
 
 // seen is what echoHandler observed about the request.
 type seen struct {
@@ -119,7 +128,7 @@ func TestHandlerRequest(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.WithValue(context.Background(), ctxKey{}, "from-lambda")
-			resp, err := Handler(echoHandler)(ctx, tt.event())
+			resp, err := Handler(echoHandler, WithLogger(quiet))(ctx, tt.event())
 			if err != nil {
 				t.Fatalf("Handler returned error %v; it must never", err)
 			}
@@ -130,8 +139,8 @@ func TestHandlerRequest(t *testing.T) {
 			if err := json.Unmarshal([]byte(resp.Body), &got); err != nil {
 				t.Fatalf("decode echo: %v (%q)", err, resp.Body)
 			}
-			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("handler saw\n %+v\nwant\n %+v", got, tt.want)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("what the handler saw (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -156,7 +165,7 @@ func TestHandlerBadEvent(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			called := false
 			h := http.HandlerFunc(func(http.ResponseWriter, *http.Request) { called = true })
-			resp, err := Handler(h)(context.Background(), tt.event)
+			resp, err := Handler(h, WithLogger(quiet))(context.Background(), tt.event)
 			if err != nil {
 				t.Fatalf("Handler returned error %v; want a 400 response", err)
 			}
@@ -243,13 +252,56 @@ func TestHandlerResponse(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			resp, err := Handler(tt.handler)(context.Background(), event("GET", "/"))
+			resp, err := Handler(tt.handler, WithLogger(quiet))(context.Background(), event("GET", "/"))
 			if err != nil {
 				t.Fatalf("Handler returned error %v", err)
 			}
-			if !reflect.DeepEqual(resp, tt.want) {
-				t.Errorf("response\n %#v\nwant\n %#v", resp, tt.want)
+			if diff := cmp.Diff(tt.want, resp); diff != "" {
+				t.Errorf("response (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// panicLine is the log line of a handler panic.
+type panicLine struct {
+	Msg       string `json:"msg"`
+	Method    string `json:"method"`
+	Path      string `json:"path"`
+	Panic     string `json:"panic"`
+	RequestID string `json:"requestId"`
+	Stack     string `json:"stack"`
+}
+
+// TestPanicIsLogged checks that a handler panic is logged to the injected
+// logger, not slog's default, with the invocation's request id.
+func TestPanicIsLogged(t *testing.T) {
+	prev := slog.Default()
+	t.Cleanup(func() { slog.SetDefault(prev) })
+	var defaultLog bytes.Buffer
+	slog.SetDefault(slog.New(slog.NewJSONHandler(&defaultLog, nil)))
+
+	var injected bytes.Buffer
+	boom := http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("boom") })
+	ctx := lambdacontext.NewContext(context.Background(), &lambdacontext.LambdaContext{AwsRequestID: "req-panic"})
+	resp, err := Handler(boom, WithLogger(lambdalog.New(&injected)))(ctx, event("POST", "/rpc"))
+	if err != nil || resp.StatusCode != http.StatusInternalServerError {
+		t.Fatalf("Handler = %d, %v; want 500 and no error", resp.StatusCode, err)
+	}
+
+	var line panicLine
+	if err := json.Unmarshal(injected.Bytes(), &line); err != nil {
+		t.Fatalf("the injected logger got no JSON line: %v: %q", err, injected.String())
+	}
+	if !strings.Contains(line.Stack, "httpapi") {
+		t.Errorf("stack = %q, want the panicking goroutine's stack", line.Stack)
+	}
+	line.Stack = ""
+	want := panicLine{Msg: "httpapi: handler panicked", Method: "POST", Path: "/rpc", Panic: "boom", RequestID: "req-panic"}
+	if diff := cmp.Diff(want, line); diff != "" {
+		t.Errorf("panic log line (-want +got):\n%s", diff)
+	}
+	if defaultLog.Len() != 0 {
+		t.Errorf("slog's default logger got %q; want every line on the injected logger", defaultLog.String())
 	}
 }

@@ -12,11 +12,13 @@ import (
 )
 
 // Start serves h as the function's handler for API Gateway HTTP API events
-// and never returns. After each request it logs the status and the AWS
-// calls the request made (calls counts them; one invocation runs at a time
-// per instance, so the count is the request's).
+// and never returns. After each request it logs to logger the status and
+// the AWS calls the request made (calls counts them; one invocation runs
+// at a time per instance, so the count is the request's); a panic in h is
+// logged to logger too. Both lines are logged with the invocation's
+// context, so a lambdalog logger adds the request id.
 func Start(logger *slog.Logger, calls *awsconfig.Counter, h http.Handler) {
-	handle := Handler(h)
+	handle := Handler(h, WithLogger(logger))
 	lambda.Start(func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
 		calls.Reset()
 		resp, err := handle(ctx, ev)

@@ -14,6 +14,7 @@ import (
 	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/httpapi"
 	"github.com/zero-gateway/zero/shared/inbound"
+	"github.com/zero-gateway/zero/shared/ingest"
 	"github.com/zero-gateway/zero/shared/telegram"
 )
 
@@ -47,10 +48,7 @@ func TestSampleEvents(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			m, ok, err := telegram.ParseUpdate(readEvent(t, tt.file), "7000000001", config.Default())
-			if err != nil || !ok {
-				t.Fatalf("ParseUpdate = ok %v, err %v", ok, err)
-			}
+			m := queuedSample(t, tt.file)
 			if m.SessionKey != tt.wantKey || m.ChatType != tt.wantChatType || m.To != tt.wantTo || m.ThreadID != tt.wantThreadID {
 				t.Errorf("got key %q chat type %q to %q thread %q; want %q %q %q %q",
 					m.SessionKey, m.ChatType, m.To, m.ThreadID, tt.wantKey, tt.wantChatType, tt.wantTo, tt.wantThreadID)
@@ -63,6 +61,22 @@ func TestSampleEvents(t *testing.T) {
 			}
 		})
 	}
+}
+
+// queuedSample is the message the door queues for the sample update in
+// file, with everyone admitted.
+func queuedSample(t *testing.T, file string) inbound.Message {
+	t.Helper()
+	r, ok, err := telegram.ParseUpdate(readEvent(t, file), "7000000001")
+	if err != nil || !ok {
+		t.Fatalf("ParseUpdate = ok %v, err %v", ok, err)
+	}
+	out, err := ingest.NewDoor(ingest.Deps{Settings: openSettings{}, Queue: &memQueue{}}).Accept(context.Background(), r)
+	q, ok := out.(ingest.Queued)
+	if err != nil || !ok {
+		t.Fatalf("Accept = %#v, %v; want it queued", out, err)
+	}
+	return q.Message
 }
 
 type memQueue struct {
@@ -84,10 +98,7 @@ func TestSampleAPIGatewayEvent(t *testing.T) {
 	if err := json.Unmarshal(readEvent(t, "telegram-webhook-apigw.json"), &ev); err != nil {
 		t.Fatal(err)
 	}
-	want, ok, err := telegram.ParseUpdate(readEvent(t, "telegram-private-text.json"), "7000000001", config.Default())
-	if err != nil || !ok {
-		t.Fatalf("private sample: ok %v, err %v", ok, err)
-	}
+	want := queuedSample(t, "telegram-private-text.json")
 
 	tests := []struct {
 		name       string
@@ -102,8 +113,8 @@ func TestSampleAPIGatewayEvent(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			queue := &memQueue{}
 			handler := httpapi.Handler(telegram.NewWebhook(telegram.WebhookConfig{
-				Secret: tt.secret, BotID: "7000000001", Queue: queue, Log: slog.New(slog.DiscardHandler),
-				Settings: openSettings{},
+				Secret: tt.secret, BotID: "7000000001", Log: slog.New(slog.DiscardHandler),
+				Door: ingest.NewDoor(ingest.Deps{Settings: openSettings{}, Queue: queue}),
 			}))
 			resp, err := handler(context.Background(), ev)
 			if err != nil {

@@ -1,10 +1,12 @@
 // Package telegram is ZERO's Telegram Bot API adapter.
 //
-// Inbound: ParseUpdate turns a webhook Update into an inbound.Message with
-// its session key, and NewWebhook is the HTTP handler that authenticates
-// Telegram (X-Telegram-Bot-Api-Secret-Token), parses the update and enqueues
-// it. Updates ZERO does not handle are acknowledged, never queued, so
-// Telegram stops redelivering them.
+// Inbound: ParseUpdate maps a webhook Update to an ingest.Request (the
+// message and the chat it came from), and NewWebhook is the HTTP handler
+// that authenticates Telegram (X-Telegram-Bot-Api-Secret-Token), parses
+// the update, hands it to the ingest door (which routes, admits, marks
+// /stop and queues it) and maps the door's outcome to its answer. Updates
+// ZERO does not handle are acknowledged, never queued, so Telegram stops
+// redelivering them.
 //
 // Outbound: Client sends replies with sendMessage in HTML parse mode, split
 // into pieces Telegram accepts, and honours 429 retry_after.
@@ -19,9 +21,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
+	"github.com/zero-gateway/zero/shared/ingest"
 	"github.com/zero-gateway/zero/shared/session"
 )
 
@@ -67,20 +69,20 @@ type chat struct {
 	IsForum  bool   `json:"is_forum"`
 }
 
-// ParseUpdate converts a webhook body into the message to queue for botID.
-// The agent and session key follow cfg (bindings, session.dmScope,
-// identityLinks, ...). It returns ok=false (and no error) for an update ZERO
-// does not handle: anything but a message or channel post with text or a
-// caption, or a group's migration to a supergroup (a KindMigrate message). A body
-// that is not an Update (malformed JSON, no update_id) is a fault.Invalid
-// error.
-func ParseUpdate(body []byte, botID string, cfg *config.Config) (inbound.Message, bool, error) {
+// ParseUpdate converts a webhook body into the request to hand to the
+// ingest door for botID: the message and the chat it came from (its route);
+// the door picks the agent and the session key. It returns ok=false (and
+// no error) for an update ZERO does not handle: anything but a message or
+// channel post with text or a caption, or a group's migration to a
+// supergroup (a KindMigrate message). A body that is not an Update
+// (malformed JSON, no update_id) is a fault.Invalid error.
+func ParseUpdate(body []byte, botID string) (ingest.Request, bool, error) {
 	u, err := decodeUpdate(body)
 	if err != nil {
-		return inbound.Message{}, false, err
+		return ingest.Request{}, false, err
 	}
-	m, skip := u.toMessage(botID, cfg)
-	return m, skip == "", nil
+	r, skip := u.toRequest(botID)
+	return r, skip == "", nil
 }
 
 // decodeUpdate parses body and names the update's kind.
@@ -122,36 +124,49 @@ func otherKind(body []byte) string {
 	return strings.Join(names, ",")
 }
 
-// toMessage builds the message to queue, or returns why the update is skipped.
-func (u update) toMessage(botID string, cfg *config.Config) (inbound.Message, string) {
+// toRequest maps the update to the door's request, or returns why the
+// update is skipped.
+func (u update) toRequest(botID string) (ingest.Request, string) {
 	msg := u.Message
 	if msg == nil {
 		msg = u.ChannelPost
 	}
 	if msg == nil {
-		return inbound.Message{}, "unhandled update type"
+		return ingest.Request{}, "unhandled update type"
 	}
 	if msg.MigrateToChatID != 0 || msg.MigrateFromChatID != 0 {
-		return migration(botID, msg, cfg), ""
+		return migration(botID, msg), ""
 	}
 	text := msg.Text
 	if text == "" {
 		text = msg.Caption
 	}
 	if strings.TrimSpace(text) == "" {
-		return inbound.Message{}, "no text or caption"
+		return ingest.Request{}, "no text or caption"
 	}
-
 	chatID := strconv.FormatInt(msg.Chat.ID, 10)
-	route := session.Route{Channel: Channel, PeerID: chatID}
-	m := inbound.Message{
-		ID:         Channel + ":" + botID + ":" + strconv.FormatInt(*u.UpdateID, 10),
-		Channel:    Channel,
-		To:         chatID,
-		Subject:    msg.Chat.Title,
-		Text:       text,
-		ReceivedAt: msg.Date * 1000,
+	r := ingest.Request{
+		Route: session.Route{Channel: Channel, PeerID: chatID},
+		Message: inbound.Message{
+			ID:         Channel + ":" + botID + ":" + strconv.FormatInt(*u.UpdateID, 10),
+			Channel:    Channel,
+			To:         chatID,
+			Subject:    msg.Chat.Title,
+			Text:       text,
+			ReceivedAt: msg.Date * 1000,
+		},
 	}
+	if skip := chatOf(msg, &r); skip != "" {
+		return ingest.Request{}, skip
+	}
+	r.Message.From, r.Message.SenderName = senderOf(msg)
+	return r, ""
+}
+
+// chatOf fills in the chat type, group and forum topic of r from msg, or
+// returns why the chat is not handled.
+func chatOf(msg *message, r *ingest.Request) string {
+	m, route := &r.Message, &r.Route
 	switch msg.Chat.Type {
 	case "private":
 		route.ChatType = inbound.Direct // keyed by the user, whose id is also the chat's
@@ -163,11 +178,11 @@ func (u update) toMessage(botID string, cfg *config.Config) (inbound.Message, st
 	case "channel":
 		route.ChatType = inbound.Channel
 	default:
-		return inbound.Message{}, "unknown chat type " + strconv.Quote(msg.Chat.Type)
+		return "unknown chat type " + strconv.Quote(msg.Chat.Type)
 	}
 	m.ChatType = route.ChatType
 	if route.ChatType != inbound.Direct {
-		m.GroupID = chatID
+		m.GroupID = m.To
 	}
 	// message_thread_id is a topic only in forums (and bots' private-chat
 	// topics); in other supergroups it marks a reply thread, which
@@ -178,50 +193,49 @@ func (u update) toMessage(botID string, cfg *config.Config) (inbound.Message, st
 			route.ThreadID = m.ThreadID
 		}
 	}
+	return ""
+}
+
+// senderOf is the sender's route id and display name: the user, or for a
+// channel post (which has no from) the channel.
+func senderOf(msg *message) (from, name string) {
 	switch {
 	case msg.From != nil:
-		m.From = Channel + ":" + strconv.FormatInt(msg.From.ID, 10)
-		m.SenderName = displayName(msg.From.FirstName, msg.From.LastName, msg.From.Username)
-	case msg.SenderChat != nil: // channel posts have no from
-		m.From = Channel + ":" + strconv.FormatInt(msg.SenderChat.ID, 10)
-		m.SenderName = displayName(msg.SenderChat.Title, "", msg.SenderChat.Username)
+		return Channel + ":" + strconv.FormatInt(msg.From.ID, 10),
+			displayName(msg.From.FirstName, msg.From.LastName, msg.From.Username)
+	case msg.SenderChat != nil:
+		return Channel + ":" + strconv.FormatInt(msg.SenderChat.ID, 10),
+			displayName(msg.SenderChat.Title, "", msg.SenderChat.Username)
 	}
-	m.AgentID, m.SessionKey = sessionOf(route, cfg)
-	return m, ""
+	return "", ""
 }
 
 // migration is the message that moves a group's session to its new
 // supergroup id. Telegram reports the upgrade twice (migrate_to_chat_id in
 // the old chat, migrate_from_chat_id in the new one); both become the same
-// message id, so the second is a duplicate. It is queued under the new
-// chat's key, ahead of anything the new chat says next.
-func migration(botID string, msg *message, cfg *config.Config) inbound.Message {
+// message id, so the second is a duplicate. It is routed as the new chat,
+// so it is queued under the new chat's key, ahead of anything the new chat
+// says next; the door keys MigrateFrom as the old chat.
+func migration(botID string, msg *message) ingest.Request {
 	from, to := msg.Chat.ID, msg.MigrateToChatID
 	if msg.MigrateFromChatID != 0 {
 		from, to = msg.MigrateFromChatID, msg.Chat.ID
 	}
 	oldID, newID := strconv.FormatInt(from, 10), strconv.FormatInt(to, 10)
-	_, oldKey := sessionOf(session.Route{Channel: Channel, ChatType: inbound.Group, PeerID: oldID}, cfg)
-	agent, newKey := sessionOf(session.Route{Channel: Channel, ChatType: inbound.Group, PeerID: newID}, cfg)
-	return inbound.Message{
-		ID:          Channel + ":" + botID + ":migrate:" + oldID + ":" + newID,
-		Kind:        inbound.KindMigrate,
-		AgentID:     agent,
-		SessionKey:  newKey,
-		MigrateFrom: oldKey,
-		Channel:     Channel,
-		ChatType:    inbound.Group,
-		To:          newID,
-		GroupID:     newID,
-		Subject:     msg.Chat.Title,
-		ReceivedAt:  msg.Date * 1000,
+	return ingest.Request{
+		Route:       session.Route{Channel: Channel, ChatType: inbound.Group, PeerID: newID},
+		MigrateFrom: session.Route{Channel: Channel, ChatType: inbound.Group, PeerID: oldID},
+		Message: inbound.Message{
+			ID:         Channel + ":" + botID + ":migrate:" + oldID + ":" + newID,
+			Kind:       inbound.KindMigrate,
+			Channel:    Channel,
+			ChatType:   inbound.Group,
+			To:         newID,
+			GroupID:    newID,
+			Subject:    msg.Chat.Title,
+			ReceivedAt: msg.Date * 1000,
+		},
 	}
-}
-
-// sessionOf routes r to its agent and session key under cfg.
-func sessionOf(r session.Route, cfg *config.Config) (agentID, key string) {
-	agentID = cfg.Routing().AgentFor(r)
-	return agentID, session.Key(agentID, r, cfg.Keys())
 }
 
 // displayName is "First Last", or "@username" when there is no name.

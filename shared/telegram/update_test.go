@@ -6,9 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zero-gateway/zero/shared/config"
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
+	"github.com/zero-gateway/zero/shared/ingest"
+	"github.com/zero-gateway/zero/shared/session"
 )
 
 const testBotID = "7000000001"
@@ -22,133 +25,108 @@ func readFixture(t testing.TB, name string) []byte {
 	return b
 }
 
+// TestParseUpdateHandled: an update maps to its message and the chat it
+// came from; the agent and the session key are the door's to pick (see
+// shared/ingest), so they stay empty.
 func TestParseUpdateHandled(t *testing.T) {
+	direct := func(peer string) session.Route {
+		return session.Route{Channel: "telegram", ChatType: inbound.Direct, PeerID: peer}
+	}
+	group := func(chat, thread string) session.Route {
+		return session.Route{Channel: "telegram", ChatType: inbound.Group, PeerID: chat, ThreadID: thread}
+	}
 	tests := []struct {
 		name    string
 		fixture string
-		config  string // zero.json; "" means defaults
-		want    inbound.Message
+		want    ingest.Request
 	}{
 		{
-			name:    "private chat maps to the main key",
+			name:    "private chat is routed by its user",
 			fixture: "private_text.json",
-			want: inbound.Message{
-				ID: "telegram:7000000001:815000001", AgentID: "main", SessionKey: "agent:main:main",
-				Channel: "telegram", ChatType: "direct", From: "telegram:123456789", To: "123456789",
+			want: ingest.Request{Route: direct("123456789"), Message: inbound.Message{
+				ID: "telegram:7000000001:815000001", Channel: "telegram", ChatType: "direct", From: "telegram:123456789", To: "123456789",
 				SenderName: "Ada Lovelace", Text: "Hello, ZERO <3 & friends", ReceivedAt: 1767225600000,
-			},
-		},
-		{
-			name:    "private chat with custom main key",
-			fixture: "private_text.json",
-			config:  `{session: {mainKey: "home"}}`,
-			want: inbound.Message{
-				ID: "telegram:7000000001:815000001", AgentID: "main", SessionKey: "agent:main:home",
-				Channel: "telegram", ChatType: "direct", From: "telegram:123456789", To: "123456789",
-				SenderName: "Ada Lovelace", Text: "Hello, ZERO <3 & friends", ReceivedAt: 1767225600000,
-			},
-		},
-		{
-			name:    "private chat per channel peer",
-			fixture: "private_text.json",
-			config:  `{session: {dmScope: "per-channel-peer"}}`,
-			want: inbound.Message{
-				ID: "telegram:7000000001:815000001", AgentID: "main", SessionKey: "agent:main:telegram:dm:123456789",
-				Channel: "telegram", ChatType: "direct", From: "telegram:123456789", To: "123456789",
-				SenderName: "Ada Lovelace", Text: "Hello, ZERO <3 & friends", ReceivedAt: 1767225600000,
-			},
+			}},
 		},
 		{
 			name:    "private chat sender with only a username",
 			fixture: "private_username_only.json",
-			config:  `{session: {dmScope: "per-peer"}}`,
-			want: inbound.Message{
-				ID: "telegram:7000000001:815000002", AgentID: "main", SessionKey: "agent:main:dm:555",
-				Channel: "telegram", ChatType: "direct", From: "telegram:555", To: "555",
+			want: ingest.Request{Route: direct("555"), Message: inbound.Message{
+				ID: "telegram:7000000001:815000002", Channel: "telegram", ChatType: "direct", From: "telegram:555", To: "555",
 				SenderName: "@nameless", Text: "/start", ReceivedAt: 1767225601000,
-			},
+			}},
 		},
 		{
 			name:    "photo caption is the text",
 			fixture: "private_photo_caption.json",
-			want: inbound.Message{
-				ID: "telegram:7000000001:815000003", AgentID: "main", SessionKey: "agent:main:main",
-				Channel: "telegram", ChatType: "direct", From: "telegram:123456789", To: "123456789",
+			want: ingest.Request{Route: direct("123456789"), Message: inbound.Message{
+				ID: "telegram:7000000001:815000003", Channel: "telegram", ChatType: "direct", From: "telegram:123456789", To: "123456789",
 				SenderName: "Ada", Text: "What is in this picture?", ReceivedAt: 1767225602000,
-			},
+			}},
 		},
 		{
 			name:    "basic group keeps the negative chat id",
 			fixture: "group_text.json",
-			want: inbound.Message{
-				ID: "telegram:7000000001:815000005", AgentID: "main", SessionKey: "agent:main:telegram:group:-4012345678",
-				Channel: "telegram", ChatType: "group", From: "telegram:987654321", To: "-4012345678",
+			want: ingest.Request{Route: group("-4012345678", ""), Message: inbound.Message{
+				ID: "telegram:7000000001:815000005", Channel: "telegram", ChatType: "group", From: "telegram:987654321", To: "-4012345678",
 				GroupID: "-4012345678", Subject: "Compilers", SenderName: "Grace Hopper",
 				Text: "@zero_bot what is a linker?", ReceivedAt: 1767225604000,
-			},
+			}},
 		},
 		{
 			name:    "supergroup",
 			fixture: "supergroup_text.json",
-			want: inbound.Message{
-				ID: "telegram:7000000001:815000006", AgentID: "main", SessionKey: "agent:main:telegram:group:-1001234567890",
-				Channel: "telegram", ChatType: "group", From: "telegram:987654321", To: "-1001234567890",
+			want: ingest.Request{Route: group("-1001234567890", ""), Message: inbound.Message{
+				ID: "telegram:7000000001:815000006", Channel: "telegram", ChatType: "group", From: "telegram:987654321", To: "-1001234567890",
 				GroupID: "-1001234567890", Subject: "ZERO users", SenderName: "Grace Hopper",
 				Text: "Does ZERO run on Lambda?", ReceivedAt: 1767225605000,
-			},
+			}},
 		},
 		{
 			name:    "reply thread in a non-forum supergroup is not a topic",
 			fixture: "supergroup_reply_thread.json",
-			want: inbound.Message{
-				ID: "telegram:7000000001:815000007", AgentID: "main", SessionKey: "agent:main:telegram:group:-1001234567890",
-				Channel: "telegram", ChatType: "group", From: "telegram:987654321", To: "-1001234567890",
+			want: ingest.Request{Route: group("-1001234567890", ""), Message: inbound.Message{
+				ID: "telegram:7000000001:815000007", Channel: "telegram", ChatType: "group", From: "telegram:987654321", To: "-1001234567890",
 				GroupID: "-1001234567890", Subject: "ZERO users", SenderName: "Grace",
 				Text: "Replying in a thread, not a forum topic", ReceivedAt: 1767225606000,
-			},
+			}},
 		},
 		{
-			name:    "forum topic gets its own session and thread",
+			name:    "forum topic is routed by its topic and replies to its thread",
 			fixture: "forum_topic_text.json",
-			want: inbound.Message{
-				ID: "telegram:7000000001:815000008", AgentID: "main", SessionKey: "agent:main:telegram:group:-1009876543210:topic:42",
-				Channel: "telegram", ChatType: "group", From: "telegram:987654321", To: "-1009876543210", ThreadID: "42",
+			want: ingest.Request{Route: group("-1009876543210", "42"), Message: inbound.Message{
+				ID: "telegram:7000000001:815000008", Channel: "telegram", ChatType: "group", From: "telegram:987654321", To: "-1009876543210", ThreadID: "42",
 				GroupID: "-1009876543210", Subject: "ZERO forum", SenderName: "Grace Hopper",
 				Text: "A question in the Deploys topic", ReceivedAt: 1767225607000,
-			},
+			}},
 		},
 		{
 			name:    "forum general topic has no thread",
 			fixture: "forum_general_text.json",
-			want: inbound.Message{
-				ID: "telegram:7000000001:815000009", AgentID: "main", SessionKey: "agent:main:telegram:group:-1009876543210",
-				Channel: "telegram", ChatType: "group", From: "telegram:987654321", To: "-1009876543210",
+			want: ingest.Request{Route: group("-1009876543210", ""), Message: inbound.Message{
+				ID: "telegram:7000000001:815000009", Channel: "telegram", ChatType: "group", From: "telegram:987654321", To: "-1009876543210",
 				GroupID: "-1009876543210", Subject: "ZERO forum", SenderName: "Grace",
 				Text: "Hi from the General topic", ReceivedAt: 1767225608000,
-			},
+			}},
 		},
 		{
 			name:    "channel post is sent by the channel",
 			fixture: "channel_post_text.json",
-			want: inbound.Message{
-				ID: "telegram:7000000001:815000010", AgentID: "main", SessionKey: "agent:main:telegram:channel:-1001112223334",
-				Channel: "telegram", ChatType: "channel", From: "telegram:-1001112223334", To: "-1001112223334",
+			want: ingest.Request{Route: session.Route{Channel: "telegram", ChatType: inbound.Channel, PeerID: "-1001112223334"}, Message: inbound.Message{
+				ID: "telegram:7000000001:815000010", Channel: "telegram", ChatType: "channel", From: "telegram:-1001112223334", To: "-1001112223334",
 				GroupID: "-1001112223334", Subject: "ZERO news", SenderName: "ZERO news",
 				Text: "Release notes", ReceivedAt: 1767225609000,
-			},
+			}},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok, err := ParseUpdate(readFixture(t, tt.fixture), testBotID, mustConfig(t, tt.config))
+			got, ok, err := ParseUpdate(readFixture(t, tt.fixture), testBotID)
 			if err != nil || !ok {
-				t.Fatalf("ParseUpdate = ok %v, err %v; want a message", ok, err)
+				t.Fatalf("ParseUpdate = ok %v, err %v; want a request", ok, err)
 			}
-			if got != tt.want {
-				t.Errorf("message\n got %+v\nwant %+v", got, tt.want)
-			}
-			if err := got.Validate(); err != nil {
-				t.Errorf("message does not validate: %v", err)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("request (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -170,12 +148,12 @@ func TestParseUpdateUnhandled(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			body := readFixture(t, tt.fixture)
-			m, ok, err := ParseUpdate(body, testBotID, config.Default())
+			r, ok, err := ParseUpdate(body, testBotID)
 			if err != nil || ok {
 				t.Fatalf("ParseUpdate = ok %v, err %v; want ok=false, no error", ok, err)
 			}
-			if m != (inbound.Message{}) {
-				t.Errorf("unhandled update returned a message: %+v", m)
+			if diff := cmp.Diff(ingest.Request{}, r); diff != "" {
+				t.Errorf("unhandled update returned a request (-want +got):\n%s", diff)
 			}
 			u, err := decodeUpdate(body)
 			if err != nil {
@@ -189,29 +167,28 @@ func TestParseUpdateUnhandled(t *testing.T) {
 }
 
 // TestParseUpdateMigration: both halves of a group's upgrade to a
-// supergroup become one message (same id) that moves the old group's
-// session to the new chat's key, queued under the new key.
+// supergroup become one message (same id) routed as the new chat, with the
+// old chat as the route the door keys MigrateFrom on.
 func TestParseUpdateMigration(t *testing.T) {
-	want := inbound.Message{
-		ID: "telegram:" + testBotID + ":migrate:-4012345678:-1004012345678", Kind: inbound.KindMigrate,
-		AgentID: "main", SessionKey: "agent:main:telegram:group:-1004012345678",
-		MigrateFrom: "agent:main:telegram:group:-4012345678",
-		Channel:     "telegram", ChatType: "group", To: "-1004012345678", GroupID: "-1004012345678",
-		Subject: "Compilers", ReceivedAt: 1767225610000,
+	want := ingest.Request{
+		Route:       session.Route{Channel: "telegram", ChatType: inbound.Group, PeerID: "-1004012345678"},
+		MigrateFrom: session.Route{Channel: "telegram", ChatType: inbound.Group, PeerID: "-4012345678"},
+		Message: inbound.Message{
+			ID: "telegram:" + testBotID + ":migrate:-4012345678:-1004012345678", Kind: inbound.KindMigrate,
+			Channel: "telegram", ChatType: "group", To: "-1004012345678", GroupID: "-1004012345678",
+			Subject: "Compilers", ReceivedAt: 1767225610000,
+		},
 	}
 	from := []byte(`{"update_id": 815000014, "message": {"message_id": 1, "chat": {"id": -1004012345678, "title": "Compilers", "type": "supergroup"},
 		"date": 1767225610, "migrate_from_chat_id": -4012345678}}`)
 	for name, body := range map[string][]byte{"migrate_to_chat_id": readFixture(t, "migrate_to_chat_id.json"), "migrate_from_chat_id": from} {
 		t.Run(name, func(t *testing.T) {
-			m, ok, err := ParseUpdate(body, testBotID, config.Default())
+			r, ok, err := ParseUpdate(body, testBotID)
 			if err != nil || !ok {
 				t.Fatalf("ParseUpdate = ok %v, err %v", ok, err)
 			}
-			if m != want {
-				t.Fatalf("message\n got %+v\nwant %+v", m, want)
-			}
-			if err := m.Validate(); err != nil {
-				t.Fatal(err)
+			if diff := cmp.Diff(want, r); diff != "" {
+				t.Fatalf("request (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -236,7 +213,7 @@ func TestParseUpdateInvalid(t *testing.T) {
 			if tt.fixture != "" {
 				body = readFixture(t, tt.fixture)
 			}
-			_, ok, err := ParseUpdate(body, testBotID, config.Default())
+			_, ok, err := ParseUpdate(body, testBotID)
 			if !fault.Is(err, fault.Invalid) || ok {
 				t.Fatalf("ParseUpdate = ok %v, err %v; want a fault.Invalid error", ok, err)
 			}

@@ -12,15 +12,22 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
-	"github.com/zero-gateway/zero/shared/turn"
+	"github.com/zero-gateway/zero/shared/ingest"
 )
+
+// The webhook's own job is the HTTP mapping: the secret, the body, the
+// update → request mapping and the door's outcome → status. What the door
+// decides (routing, keys, allowFrom, stop marks) is tested in
+// shared/ingest.
 
 const testSecret = "dev-secret"
 
-// recordingQueue is an in-memory Enqueuer that keeps what it was given.
+// recordingQueue is an in-memory ingest.Queue that keeps what it was given.
 type recordingQueue struct {
 	mu   sync.Mutex
 	msgs []inbound.Message
@@ -49,6 +56,12 @@ var privateMessage = inbound.Message{
 	SenderName: "Ada Lovelace", Text: "Hello, ZERO <3 & friends", ReceivedAt: 1767225600000,
 }
 
+type failingSettings struct{}
+
+func (failingSettings) Current(context.Context) (*config.Config, error) {
+	return nil, fault.New(fault.Unavailable, "ssm: throttled")
+}
+
 func TestWebhook(t *testing.T) {
 	tests := []struct {
 		name       string
@@ -57,9 +70,12 @@ func TestWebhook(t *testing.T) {
 		header     string
 		omitHeader bool
 		body       string // fixture name, or raw body when it starts with '{' or is empty
+		config     string // zero.json; "" means openDoor
+		noConfig   bool   // the config cannot be read
 		queueErr   error
 		wantStatus int
 		wantBody   string
+		wantLog    string
 		wantQueued []inbound.Message
 	}{
 		{name: "good private update is queued", header: testSecret, body: "private_text.json",
@@ -82,6 +98,11 @@ func TestWebhook(t *testing.T) {
 		{name: "edited message is acknowledged not queued", header: testSecret, body: "edited_message.json",
 			wantStatus: 200, wantBody: `{"ok":true}`},
 		{name: "service message is acknowledged not queued", header: testSecret, body: "new_chat_members.json", wantStatus: 200},
+		{name: "refused sender is acknowledged not queued", header: testSecret, body: "private_text.json",
+			config: `{channels: {telegram: {allowFrom: ["42"]}}}`, wantStatus: 200, wantBody: `{"ok":true}`,
+			wantLog: "channels.telegram.allowFrom"},
+		{name: "unreadable config is a 500", header: testSecret, body: "private_text.json", noConfig: true,
+			wantStatus: 500, wantBody: `{"ok":false,"error":"not queued"}`},
 		{name: "enqueue failure is a 500", header: testSecret, body: "private_text.json",
 			queueErr:   fault.Wrap(fault.Unavailable, errors.New("sqs: throttled"), "enqueue"),
 			wantStatus: 500, wantBody: `{"ok":false,"error":"not queued"}`},
@@ -94,25 +115,19 @@ func TestWebhook(t *testing.T) {
 			if tt.unset {
 				configured = ""
 			}
+			doc := tt.config
+			if doc == "" {
+				doc = openDoor
+			}
+			var settings ingest.Settings = staticSettings{mustConfig(t, doc)}
+			if tt.noConfig {
+				settings = failingSettings{}
+			}
 			h := NewWebhook(WebhookConfig{
-				Secret: configured, BotID: testBotID, Queue: queue, Settings: staticSettings{mustConfig(t, openDoor)},
+				Secret: configured, BotID: testBotID, Door: ingest.NewDoor(ingest.Deps{Settings: settings, Queue: queue}),
 				Log: slog.New(slog.NewTextHandler(&logs, nil)),
 			})
-
-			body := []byte(tt.body)
-			if strings.HasSuffix(tt.body, ".json") {
-				body = readFixture(t, tt.body)
-			}
-			method := tt.method
-			if method == "" {
-				method = http.MethodPost
-			}
-			r := httptest.NewRequest(method, "/webhooks/telegram", bytes.NewReader(body))
-			if !tt.omitHeader {
-				r.Header.Set(SecretHeader, tt.header)
-			}
-			w := httptest.NewRecorder()
-			h.ServeHTTP(w, r)
+			w := serve(t, h, tt.method, tt.body, tt.header, !tt.omitHeader)
 
 			if w.Code != tt.wantStatus {
 				t.Errorf("status %d, want %d (body %s)", w.Code, tt.wantStatus, w.Body)
@@ -123,14 +138,11 @@ func TestWebhook(t *testing.T) {
 			if ct := w.Header().Get("Content-Type"); ct != "application/json" {
 				t.Errorf("Content-Type %q", ct)
 			}
-			got := queue.queued()
-			if len(got) != len(tt.wantQueued) {
-				t.Fatalf("queued %d messages, want %d: %+v", len(got), len(tt.wantQueued), got)
+			if diff := cmp.Diff(tt.wantQueued, queue.queued()); diff != "" {
+				t.Errorf("queued (-want +got):\n%s", diff)
 			}
-			for i := range got {
-				if got[i] != tt.wantQueued[i] {
-					t.Errorf("queued\n %+v\nwant\n %+v", got[i], tt.wantQueued[i])
-				}
+			if !strings.Contains(logs.String(), tt.wantLog) {
+				t.Errorf("logs lack %q:\n%s", tt.wantLog, logs.String())
 			}
 			if strings.Contains(logs.String(), testSecret) {
 				t.Errorf("logs contain the secret:\n%s", logs.String())
@@ -139,23 +151,75 @@ func TestWebhook(t *testing.T) {
 	}
 }
 
+// serve sends body (a fixture name, or the raw body) to h with method
+// (default POST) and, when setHeader, the secret header.
+func serve(t *testing.T, h http.Handler, method, body, secret string, setHeader bool) *httptest.ResponseRecorder {
+	t.Helper()
+	raw := []byte(body)
+	if strings.HasSuffix(body, ".json") {
+		raw = readFixture(t, body)
+	}
+	if method == "" {
+		method = http.MethodPost
+	}
+	r := httptest.NewRequest(method, "/webhooks/telegram", bytes.NewReader(raw))
+	if setHeader {
+		r.Header.Set(SecretHeader, secret)
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	return w
+}
+
+// countingDoor counts the requests that reach the door.
+type countingDoor struct{ calls int }
+
+func (d *countingDoor) Accept(context.Context, ingest.Request) (ingest.Outcome, error) {
+	d.calls++
+	return ingest.Ignored{}, nil
+}
+
+// TestWebhookDoorNotCalled: a request that is refused before the door
+// (method, secret, body, unhandled update) never reaches it.
+func TestWebhookDoorNotCalled(t *testing.T) {
+	tests := []struct {
+		name, method, header, body string
+	}{
+		{"GET", http.MethodGet, testSecret, "private_text.json"},
+		{"wrong secret", "", "nope", "private_text.json"},
+		{"malformed body", "", testSecret, "malformed.json"},
+		{"unhandled update", "", testSecret, "callback_query.json"},
+		{"no text", "", testSecret, "private_photo_no_caption.json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			door := &countingDoor{}
+			h := NewWebhook(WebhookConfig{Secret: testSecret, BotID: testBotID, Door: door, Log: slog.New(slog.DiscardHandler)})
+			serve(t, h, tt.method, tt.body, tt.header, true)
+			if door.calls != 0 {
+				t.Fatalf("door called %d times; want none", door.calls)
+			}
+		})
+	}
+}
+
 func TestWebhookLogs(t *testing.T) {
 	tests := []struct {
 		name    string
+		config  string
 		fixture string
 		want    []string
 	}{
-		{"queued update", "forum_topic_text.json", []string{"update queued", "update_id=815000008", "type=message", "session_key=agent:main:telegram:group:-1009876543210:topic:42"}},
-		{"ignored update", "callback_query.json", []string{"update ignored", "update_id=815000012", "type=callback_query"}},
+		{"queued update", openDoor, "forum_topic_text.json", []string{"update queued", "update_id=815000008", "type=message", "session_key=agent:main:telegram:group:-1009876543210:topic:42"}},
+		{"ignored update", openDoor, "callback_query.json", []string{"update ignored", "update_id=815000012", "type=callback_query"}},
+		{"refused sender", "", "private_text.json", []string{"message refused", "update_id=815000001", `reason="sender not admitted"`, "from=telegram:123456789", "channels.telegram.allowFrom"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var logs bytes.Buffer
-			h := NewWebhook(WebhookConfig{Secret: testSecret, BotID: testBotID, Queue: &recordingQueue{},
-				Settings: staticSettings{mustConfig(t, openDoor)}, Log: slog.New(slog.NewTextHandler(&logs, nil))})
-			r := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(readFixture(t, tt.fixture)))
-			r.Header.Set(SecretHeader, testSecret)
-			h.ServeHTTP(httptest.NewRecorder(), r)
+			door := ingest.NewDoor(ingest.Deps{Settings: staticSettings{mustConfig(t, tt.config)}, Queue: &recordingQueue{}})
+			h := NewWebhook(WebhookConfig{Secret: testSecret, BotID: testBotID, Door: door, Log: slog.New(slog.NewTextHandler(&logs, nil))})
+			serve(t, h, "", tt.fixture, testSecret, true)
 			for _, want := range tt.want {
 				if !strings.Contains(logs.String(), want) {
 					t.Errorf("log %q lacks %q", logs.String(), want)
@@ -165,83 +229,17 @@ func TestWebhookLogs(t *testing.T) {
 	}
 }
 
-// TestWebhookAdmission: only senders (or chats) in
-// channels.telegram.allowFrom start turns; the rest are acknowledged with
-// 200, logged, and never queued.
-func TestWebhookAdmission(t *testing.T) {
-	tests := []struct {
-		name       string
-		config     string
-		fixture    string
-		wantQueued bool
-	}{
-		{"no config admits nobody", "", "private_text.json", false},
-		{"empty allowFrom admits nobody", `{channels: {telegram: {allowFrom: []}}}`, "private_text.json", false},
-		{"star admits everyone", openDoor, "private_text.json", true},
-		{"listed sender", `{channels: {telegram: {allowFrom: [123456789]}}}`, "private_text.json", true},
-		{"listed sender with channel prefix", `{channels: {telegram: {allowFrom: ["telegram:123456789"]}}}`, "private_text.json", true},
-		{"other sender", `{channels: {telegram: {allowFrom: ["42"]}}}`, "private_text.json", false},
-		{"other channel's list does not count", `{channels: {discord: {allowFrom: ["*"]}}}`, "private_text.json", false},
-		{"group admitted by its chat id", `{channels: {telegram: {allowFrom: ["-1009876543210"]}}}`, "forum_topic_text.json", true},
-		{"group member not listed", `{channels: {telegram: {allowFrom: ["42"]}}}`, "forum_topic_text.json", false},
-		{"a migration needs no admission", "", "migrate_to_chat_id.json", true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			queue := &recordingQueue{}
-			var logs bytes.Buffer
-			h := NewWebhook(WebhookConfig{Secret: testSecret, BotID: testBotID, Queue: queue,
-				Settings: staticSettings{mustConfig(t, tt.config)}, Log: slog.New(slog.NewTextHandler(&logs, nil))})
-			r := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(readFixture(t, tt.fixture)))
-			r.Header.Set(SecretHeader, testSecret)
-			w := httptest.NewRecorder()
-			h.ServeHTTP(w, r)
-			if w.Code != http.StatusOK {
-				t.Fatalf("status %d; want 200 either way", w.Code)
-			}
-			if got := len(queue.msgs) == 1; got != tt.wantQueued {
-				t.Fatalf("queued = %v; want %v", got, tt.wantQueued)
-			}
-			if !tt.wantQueued && !strings.Contains(logs.String(), "channels.telegram.allowFrom") {
-				t.Errorf("refusal log %q does not say how to admit the sender", logs.String())
-			}
-		})
-	}
-}
-
-// TestWebhookConfigUnavailable: without a config there is no safe answer,
-// so Telegram is asked to redeliver.
-func TestWebhookConfigUnavailable(t *testing.T) {
-	queue := &recordingQueue{}
-	h := NewWebhook(WebhookConfig{Secret: testSecret, BotID: testBotID, Queue: queue,
-		Settings: failingSettings{}, Log: slog.New(slog.DiscardHandler)})
-	r := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(readFixture(t, "private_text.json")))
-	r.Header.Set(SecretHeader, testSecret)
-	w := httptest.NewRecorder()
-	h.ServeHTTP(w, r)
-	if w.Code != http.StatusInternalServerError || len(queue.msgs) != 0 {
-		t.Fatalf("status %d, queued %d; want 500 and nothing queued", w.Code, len(queue.msgs))
-	}
-}
-
-type failingSettings struct{}
-
-func (failingSettings) Current(context.Context) (*config.Config, error) {
-	return nil, fault.New(fault.Unavailable, "ssm: throttled")
-}
-
 type discardQueue struct{}
 
 func (discardQueue) Enqueue(context.Context, inbound.Message) error { return nil }
 
 // BenchmarkWebhook runs a typical private-chat update through the handler
-// (secret check, parse, key, enqueue to a no-op queue, response).
+// and the door (secret check, parse, config, key, admission, enqueue to a
+// no-op queue, response).
 func BenchmarkWebhook(b *testing.B) {
 	body := readFixture(b, "private_text.json")
-	h := NewWebhook(WebhookConfig{
-		Secret: testSecret, BotID: testBotID, Settings: staticSettings{mustConfig(b, openDoor)},
-		Queue: discardQueue{}, Log: slog.New(slog.DiscardHandler),
-	})
+	door := ingest.NewDoor(ingest.Deps{Settings: staticSettings{mustConfig(b, openDoor)}, Queue: discardQueue{}})
+	h := NewWebhook(WebhookConfig{Secret: testSecret, BotID: testBotID, Door: door, Log: slog.New(slog.DiscardHandler)})
 	r := httptest.NewRequest(http.MethodPost, "/webhooks/telegram", nil)
 	r.Header.Set(SecretHeader, testSecret)
 	reader := bytes.NewReader(body)
@@ -254,65 +252,5 @@ func BenchmarkWebhook(b *testing.B) {
 		if w.Code != http.StatusOK {
 			b.Fatalf("status %d", w.Code)
 		}
-	}
-}
-
-type recordingStops struct {
-	marks map[string]turn.Stop
-	err   error
-}
-
-func (r *recordingStops) MarkStop(_ context.Context, key string, s turn.Stop) error {
-	if r.err != nil {
-		return r.err
-	}
-	r.marks[key] = s
-	return nil
-}
-
-// TestWebhookMarksStop: a /stop is marked on its session before it is
-// queued (the run it stops holds the queue group); other text is not.
-func TestWebhookMarksStop(t *testing.T) {
-	tests := []struct {
-		name       string
-		text       string
-		stopErr    error
-		wantMark   bool
-		wantStatus int
-		config     string
-	}{
-		{"stop alone", "/stop", nil, true, 200, ""},
-		{"queue mode interrupt marks every message", "hello", nil, true, 200, `{messages: {queue: {byChannel: {telegram: "interrupt"}}}, channels: {telegram: {allowFrom: ["*"]}}}`},
-		{"stop addressed to the bot", "/stop@ZeroBot", nil, true, 200, ""},
-		{"stop with text is a message", "/stop the music", nil, false, 200, ""},
-		{"plain text", "hello", nil, false, 200, ""},
-		{"mark fails: Telegram retries", "/stop", errors.New("dynamodb down"), false, 500, ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			body := strings.Replace(string(readFixture(t, "private_text.json")), "Hello, ZERO <3 & friends", tt.text, 1)
-			stops := &recordingStops{marks: map[string]turn.Stop{}, err: tt.stopErr}
-			queue := &recordingQueue{}
-			doc := openDoor
-			if tt.config != "" {
-				doc = tt.config
-			}
-			h := NewWebhook(WebhookConfig{Secret: testSecret, BotID: testBotID, Queue: queue, Stops: stops,
-				Settings: staticSettings{mustConfig(t, doc)}, Log: slog.New(slog.DiscardHandler)})
-			r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
-			r.Header.Set(SecretHeader, testSecret)
-			w := httptest.NewRecorder()
-			h.ServeHTTP(w, r)
-			if w.Code != tt.wantStatus {
-				t.Fatalf("status %d; want %d", w.Code, tt.wantStatus)
-			}
-			mark, marked := stops.marks["agent:main:main"]
-			if marked != tt.wantMark || (marked && (!mark.Pending || mark.MessageID != "telegram:"+testBotID+":815000001")) {
-				t.Fatalf("mark %+v (marked %v); want marked %v", mark, marked, tt.wantMark)
-			}
-			if tt.wantStatus == 200 && len(queue.msgs) != 1 {
-				t.Fatalf("queued %d; the /stop itself is queued too", len(queue.msgs))
-			}
-		})
 	}
 }

@@ -242,7 +242,7 @@ func TestProvisionFromTemplate(t *testing.T) {
 			"ZERO_MAX_RECEIVE_COUNT":  "5",
 			"ZERO_GROUP_CONCURRENCY":  "10",
 			"ZERO_MIN_BUDGET_SECONDS": "120",
-			"ZERO_RETRY_BASE_SECONDS": "10",
+			"ZERO_RETRY_BASE_SECONDS": "5",
 			"ZERO_RETRY_MAX_SECONDS":  "300",
 		})
 		eq(t, "routes", res.Routes, []Route{
