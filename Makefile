@@ -55,6 +55,15 @@ bench: deps $(TEMPLATE_JSON)
 	$(GO) test -run '^$$' -bench ColdInit -benchtime 5x ./cmd/zero/devstack/
 	set -o pipefail; ZERO_BENCH=1 $(GO) test -count=1 -run 'TestTurnAWSCalls|TestAgentWaitLatency' -v ./cmd/zero/devstack/ | grep -E 'BENCH|^(--- |ok|FAIL)'
 
+## load: the local stack under load (not part of `make test`): LOAD_CHATS
+## chats x LOAD_MESSAGES messages with a model delay LOAD_DELAY (messages/s,
+## the emulator's ceiling and the share used, AWS calls per message; lost,
+## duplicated or out-of-order replies fail it), then the fan-in of
+## FANIN_CHATS chats x 1 message with a model delay FANIN_DELAY.
+.PHONY: load
+load: deps $(TEMPLATE_JSON)
+	set -o pipefail; $(GO) test -count=1 -run '^$$' -bench '^Benchmark(Load|FanIn)$$' -benchtime 1x -timeout 40m ./cmd/zero/devstack/ | grep -E '^(LOAD|FANIN|Benchmark|--- |ok|FAIL)|load_test\.go'
+
 ## SAM builds each function with `make build-<LogicalId>` (BuildMethod: makefile).
 include $(dir $(lastword $(MAKEFILE_LIST)))infra/build.mk
 

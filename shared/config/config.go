@@ -6,6 +6,7 @@ package config
 import (
 	"errors"
 	"strings"
+	"sync"
 	"time"
 
 	// Lambda's minimal image has no zoneinfo; embed it so
@@ -23,6 +24,7 @@ const (
 	DefaultMaxPingPongTurns    = 5
 	DefaultArchiveAfterMinutes = 60
 	DefaultTimeZone            = "UTC"
+	DefaultQueueCap            = 20
 )
 
 // Session tool visibility in a sandbox
@@ -248,7 +250,7 @@ type Channel struct {
 // not errors (upstream configs carry many ZERO does not read); they are
 // listed by Warnings. An empty document is Default().
 func Parse(data []byte) (*Config, error) {
-	js, empty, err := convert(data)
+	root, err := parseJSON5(data)
 	if err != nil {
 		var se *SyntaxError
 		if errors.As(err, &se) {
@@ -256,47 +258,32 @@ func Parse(data []byte) (*Config, error) {
 		}
 		return nil, fault.Wrap(fault.Invalid, err, "JSON5")
 	}
-	if empty {
-		return Default(), nil
-	}
-	root, err := parseTree(js)
+	c, warnings, err := decode(root, nil)
 	if err != nil {
-		// ToJSON only writes valid JSON; this is a bug, not bad input.
-		return nil, fault.Wrap(fault.Internal, err, "re-reading converted JSON")
+		return nil, err
 	}
-	r := &reader{}
-	c := decode(r, root)
-	if r.err != nil {
-		return nil, r.err
-	}
-	c.warnings = r.warnings
+	c.warnings = warnings
 	return c, nil
 }
 
-// Default is the configuration of an empty document. It admits nobody on
-// any channel.
+// Default is the configuration of an empty document: every key at its
+// table default. It admits nobody on any channel.
 func Default() *Config {
-	return &Config{
-		Session: Session{
-			Scope:        session.ScopePerSender,
-			DMScope:      session.ScopeMain,
-			MainKey:      session.DefaultMainKey,
-			Reset:        session.ResetPolicy{Mode: session.ResetDaily, AtHour: DefaultAtHour},
-			SendPolicy:   session.SendPolicy{Default: session.SendAllow},
-			AgentToAgent: AgentToAgent{MaxPingPongTurns: DefaultMaxPingPongTurns},
-			TimeZone:     DefaultTimeZone,
-			Location:     time.UTC,
-		},
-		Agents: Agents{Defaults: AgentDefaults{
-			Sandbox:        Sandbox{SessionToolsVisibility: VisibilitySpawned},
-			Subagents:      SubagentDefaults{ArchiveAfterMinutes: DefaultArchiveAfterMinutes},
-			TimeoutSeconds: DefaultTimeoutSeconds,
-			Compaction:     Compaction{ReserveTokens: DefaultReserveTokens},
-		}},
-		Channels: map[string]Channel{},
-		Messages: Messages{Queue: Queue{Mode: QueueCollect, ByChannel: map[string]string{}, Cap: 20, Drop: DropSummarize}},
-	}
+	c := *defaults()
+	// Defaults are scalars: the empty maps are the only shared memory.
+	c.Channels = map[string]Channel{}
+	c.Messages.Queue.ByChannel = map[string]string{}
+	return &c
 }
+
+// defaults decodes the empty document once.
+var defaults = sync.OnceValue(func() *Config {
+	c, _, err := decode(nil, nil)
+	if err != nil {
+		panic("config: the table's defaults do not validate: " + err.Error())
+	}
+	return c
+})
 
 // DevJSON is the configuration `zero dev` runs with when the user has no
 // zero.json: everyone may talk to the assistant and run owner commands.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/big"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -29,48 +30,52 @@ const maxDepth = 1000
 // are *SyntaxError. An empty document (nothing but blanks and comments) is
 // an error, as in JSON5.
 func ToJSON(src []byte) ([]byte, error) {
-	out, empty, err := convert(src)
-	if err == nil && empty {
+	root, err := parseJSON5(src)
+	if err != nil {
+		return nil, err
+	}
+	if root == nil {
 		return nil, &SyntaxError{Line: 1, Column: 1, Msg: "empty document"}
 	}
-	return out, err
+	return appendJSON(make([]byte, 0, len(src)), root), nil
 }
 
-// convert is ToJSON that reports an empty document instead of failing.
-func convert(src []byte) (out []byte, empty bool, err error) {
+// parseJSON5 reads a JSON5 document into a tree; an empty document
+// (nothing but blanks and comments) is a nil node.
+func parseJSON5(src []byte) (*node, error) {
 	if !utf8.Valid(src) {
 		p := &parser{src: src}
 		for p.pos < len(src) {
 			r, n := utf8.DecodeRune(src[p.pos:])
 			if r == utf8.RuneError && n <= 1 {
-				return nil, false, p.errorf("invalid UTF-8")
+				return nil, p.errorf("invalid UTF-8")
 			}
 			p.pos += n
 		}
 	}
-	p := &parser{src: src, out: make([]byte, 0, len(src))}
+	p := &parser{src: src}
 	if err := p.skipBlank(); err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	if p.pos == len(src) {
-		return nil, true, nil
+		return nil, nil
 	}
-	if err := p.value(0); err != nil {
-		return nil, false, err
+	root, err := p.value(0)
+	if err != nil {
+		return nil, err
 	}
 	if err := p.skipBlank(); err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	if p.pos < len(src) {
-		return nil, false, p.errorf("unexpected %s after the document's value", p.describe())
+		return nil, p.errorf("unexpected %s after the document's value", p.describe())
 	}
-	return p.out, false, nil
+	return root, nil
 }
 
 type parser struct {
 	src []byte
 	pos int // byte offset of the next unread character
-	out []byte
 }
 
 // errorf returns a SyntaxError at the current position.
@@ -172,9 +177,9 @@ func (p *parser) skipBlank() error {
 	return nil
 }
 
-func (p *parser) value(depth int) error {
+func (p *parser) value(depth int) (*node, error) {
 	if depth > maxDepth {
-		return p.errorf("nesting deeper than %d levels", maxDepth)
+		return nil, p.errorf("nesting deeper than %d levels", maxDepth)
 	}
 	switch r := p.peek(); {
 	case r == '{':
@@ -183,137 +188,132 @@ func (p *parser) value(depth int) error {
 		return p.array(depth)
 	case r == '"' || r == '\'':
 		s, err := p.str()
-		if err != nil {
-			return err
-		}
-		p.out = appendQuoted(p.out, s)
-		return nil
+		return &node{kind: stringNode, text: s}, err
 	case r == '-' || r == '+' || r == '.' || r >= '0' && r <= '9':
-		return p.number()
+		text, err := p.number()
+		return &node{kind: numberNode, text: text}, err
 	case isIDStart(r) || r == '\\':
-		start := p.pos
-		word, err := p.identifier()
-		if err != nil {
-			return err
-		}
-		switch word {
-		case "true", "false", "null":
-			p.out = append(p.out, word...)
-			return nil
-		case "NaN", "Infinity":
-			return p.errorAt(start, "%s has no JSON equivalent; use a finite number or a string", word)
-		}
-		return p.errorAt(start, "unexpected word %q (strings need quotes)", word)
+		return p.word()
 	case r < 0:
-		return p.errorf("unexpected end of input, expected a value")
+		return nil, p.errorf("unexpected end of input, expected a value")
 	default:
-		return p.errorf("unexpected %s, expected a value", p.describe())
+		return nil, p.errorf("unexpected %s, expected a value", p.describe())
 	}
 }
 
-func (p *parser) object(depth int) error {
+// word reads true, false or null.
+func (p *parser) word() (*node, error) {
+	start := p.pos
+	word, err := p.identifier()
+	if err != nil {
+		return nil, err
+	}
+	switch word {
+	case "true", "false":
+		return &node{kind: boolNode, boolean: word == "true"}, nil
+	case "null":
+		return &node{kind: nullNode}, nil
+	case "NaN", "Infinity":
+		return nil, p.errorAt(start, "%s has no JSON equivalent; use a finite number or a string", word)
+	}
+	return nil, p.errorAt(start, "unexpected word %q (strings need quotes)", word)
+}
+
+func (p *parser) object(depth int) (*node, error) {
 	open := p.pos
 	p.next() // {
-	p.out = append(p.out, '{')
-	first := true
+	n := &node{kind: objectNode}
 	for {
 		if err := p.skipBlank(); err != nil {
-			return err
+			return nil, err
 		}
 		switch r := p.peek(); {
 		case r == '}':
 			p.next()
-			p.out = append(p.out, '}')
-			return nil
+			return n, nil
 		case r < 0:
-			return p.errorAt(open, "unterminated object: no matching '}'")
+			return nil, p.errorAt(open, "unterminated object: no matching '}'")
 		}
-		if !first {
-			p.out = append(p.out, ',')
+		m, err := p.member(depth)
+		if err != nil {
+			return nil, err
 		}
-		first = false
-		var key string
-		switch r := p.peek(); {
-		case r == '"' || r == '\'':
-			s, err := p.str()
-			if err != nil {
-				return err
-			}
-			key = s
-		case isIDStart(r) || r == '\\':
-			s, err := p.identifier()
-			if err != nil {
-				return err
-			}
-			key = s
-		default:
-			return p.errorf("unexpected %s, expected a key or '}'", p.describe())
-		}
-		p.out = appendQuoted(p.out, key)
+		n.members = append(n.members, m)
 		if err := p.skipBlank(); err != nil {
-			return err
-		}
-		if p.peek() != ':' {
-			return p.errorf("unexpected %s, expected ':' after key %q", p.describe(), key)
-		}
-		p.next()
-		p.out = append(p.out, ':')
-		if err := p.skipBlank(); err != nil {
-			return err
-		}
-		if err := p.value(depth + 1); err != nil {
-			return err
-		}
-		if err := p.skipBlank(); err != nil {
-			return err
+			return nil, err
 		}
 		switch r := p.peek(); {
 		case r == ',':
 			p.next()
 		case r == '}':
 		case r < 0:
-			return p.errorAt(open, "unterminated object: no matching '}'")
+			return nil, p.errorAt(open, "unterminated object: no matching '}'")
 		default:
-			return p.errorf("unexpected %s, expected ',' or '}'", p.describe())
+			return nil, p.errorf("unexpected %s, expected ',' or '}'", p.describe())
 		}
 	}
 }
 
-func (p *parser) array(depth int) error {
+// member reads `key: value`.
+func (p *parser) member(depth int) (member, error) {
+	var key string
+	var err error
+	switch r := p.peek(); {
+	case r == '"' || r == '\'':
+		key, err = p.str()
+	case isIDStart(r) || r == '\\':
+		key, err = p.identifier()
+	default:
+		return member{}, p.errorf("unexpected %s, expected a key or '}'", p.describe())
+	}
+	if err != nil {
+		return member{}, err
+	}
+	if err := p.skipBlank(); err != nil {
+		return member{}, err
+	}
+	if p.peek() != ':' {
+		return member{}, p.errorf("unexpected %s, expected ':' after key %q", p.describe(), key)
+	}
+	p.next()
+	if err := p.skipBlank(); err != nil {
+		return member{}, err
+	}
+	val, err := p.value(depth + 1)
+	return member{key: key, val: val}, err
+}
+
+func (p *parser) array(depth int) (*node, error) {
 	open := p.pos
 	p.next() // [
-	p.out = append(p.out, '[')
-	first := true
+	n := &node{kind: listNode}
 	for {
 		if err := p.skipBlank(); err != nil {
-			return err
+			return nil, err
 		}
 		switch r := p.peek(); {
 		case r == ']':
 			p.next()
-			p.out = append(p.out, ']')
-			return nil
+			return n, nil
 		case r < 0:
-			return p.errorAt(open, "unterminated list: no matching ']'")
+			return nil, p.errorAt(open, "unterminated list: no matching ']'")
 		}
-		if !first {
-			p.out = append(p.out, ',')
+		item, err := p.value(depth + 1)
+		if err != nil {
+			return nil, err
 		}
-		first = false
-		if err := p.value(depth + 1); err != nil {
-			return err
-		}
+		n.items = append(n.items, item)
 		if err := p.skipBlank(); err != nil {
-			return err
+			return nil, err
 		}
 		switch r := p.peek(); {
 		case r == ',':
 			p.next()
 		case r == ']':
 		case r < 0:
-			return p.errorAt(open, "unterminated list: no matching ']'")
+			return nil, p.errorAt(open, "unterminated list: no matching ']'")
 		default:
-			return p.errorf("unexpected %s, expected ',' or ']'", p.describe())
+			return nil, p.errorf("unexpected %s, expected ',' or ']'", p.describe())
 		}
 	}
 }
@@ -443,63 +443,64 @@ func hexDigit(r rune) int {
 	return -1
 }
 
-// number reads a JSON5 number and writes its JSON form: no '+', a 0 before
-// a leading point, no trailing point, hex as decimal.
-func (p *parser) number() error {
+// number reads a JSON5 number and returns its JSON text: no '+', a 0
+// before a leading point, no trailing point, hex as decimal.
+func (p *parser) number() (string, error) {
 	start := p.pos
-	neg := false
+	sign := ""
 	if r := p.peek(); r == '+' || r == '-' {
-		neg = r == '-'
+		if r == '-' {
+			sign = "-"
+		}
 		p.next()
 	}
 	if r := p.peek(); r == 'I' || r == 'N' {
 		word, err := p.identifier()
 		if err != nil {
-			return err
+			return "", err
 		}
 		if word == "Infinity" || word == "NaN" {
-			return p.errorAt(start, "%s has no JSON equivalent; use a finite number or a string", string(p.src[start:p.pos]))
+			return "", p.errorAt(start, "%s has no JSON equivalent; use a finite number or a string", string(p.src[start:p.pos]))
 		}
-		return p.errorAt(start, "invalid number %q", string(p.src[start:p.pos]))
+		return "", p.errorAt(start, "invalid number %q", string(p.src[start:p.pos]))
 	}
 	if p.peek() == '0' && (p.peekAt(p.pos+1) == 'x' || p.peekAt(p.pos+1) == 'X') {
-		p.pos += 2
-		digits := p.pos
-		for hexDigit(p.peek()) >= 0 {
-			p.next()
-		}
-		if p.pos == digits {
-			return p.errorAt(start, "invalid hex number %q", string(p.src[start:p.pos]))
-		}
-		if err := p.numberEnd(start); err != nil {
-			return err
-		}
-		v, _ := new(big.Int).SetString(string(p.src[digits:p.pos]), 16)
-		if neg {
-			v.Neg(v)
-		}
-		p.out = v.Append(p.out, 10)
-		return nil
+		return p.hexNumber(start, sign)
 	}
-	intStart := p.pos
-	for isDigit(p.peek()) {
+	return p.decimal(start, sign)
+}
+
+// hexNumber reads the digits after "0x" and returns them in decimal.
+func (p *parser) hexNumber(start int, sign string) (string, error) {
+	p.pos += 2
+	digits := p.pos
+	for hexDigit(p.peek()) >= 0 {
 		p.next()
 	}
-	intPart := string(p.src[intStart:p.pos])
+	if p.pos == digits {
+		return "", p.errorAt(start, "invalid hex number %q", string(p.src[start:p.pos]))
+	}
+	if err := p.numberEnd(start); err != nil {
+		return "", err
+	}
+	v, _ := new(big.Int).SetString(sign+string(p.src[digits:p.pos]), 16)
+	return v.String(), nil
+}
+
+// decimal reads [digits][.digits][e[+-]digits] (at least one digit before
+// the exponent).
+func (p *parser) decimal(start int, sign string) (string, error) {
+	intPart := p.digits()
 	if len(intPart) > 1 && intPart[0] == '0' {
-		return p.errorAt(start, "invalid number %q: leading zeros are not allowed", intPart)
+		return "", p.errorAt(start, "invalid number %q: leading zeros are not allowed", intPart)
 	}
 	var frac string
 	if p.peek() == '.' {
 		p.next()
-		fracStart := p.pos
-		for isDigit(p.peek()) {
-			p.next()
-		}
-		frac = string(p.src[fracStart:p.pos])
+		frac = p.digits()
 	}
 	if intPart == "" && frac == "" {
-		return p.errorAt(start, "invalid number %q", string(p.src[start:p.pos]))
+		return "", p.errorAt(start, "invalid number %q", string(p.src[start:p.pos]))
 	}
 	var exp string
 	if r := p.peek(); r == 'e' || r == 'E' {
@@ -508,34 +509,30 @@ func (p *parser) number() error {
 		if r := p.peek(); r == '+' || r == '-' {
 			p.next()
 		}
-		digits := p.pos
-		for isDigit(p.peek()) {
-			p.next()
+		if p.digits() == "" {
+			return "", p.errorAt(start, "invalid number %q: the exponent has no digits", string(p.src[start:p.pos]))
 		}
-		if p.pos == digits {
-			return p.errorAt(start, "invalid number %q: the exponent has no digits", string(p.src[start:p.pos]))
-		}
-		exp = string(p.src[expStart:p.pos])
+		exp = "e" + string(p.src[expStart:p.pos])
 	}
 	if err := p.numberEnd(start); err != nil {
-		return err
-	}
-	if neg {
-		p.out = append(p.out, '-')
+		return "", err
 	}
 	if intPart == "" {
 		intPart = "0"
 	}
-	p.out = append(p.out, intPart...)
 	if frac != "" {
-		p.out = append(p.out, '.')
-		p.out = append(p.out, frac...)
+		frac = "." + frac
 	}
-	if exp != "" {
-		p.out = append(p.out, 'e')
-		p.out = append(p.out, exp...)
+	return sign + intPart + frac + exp, nil
+}
+
+// digits reads a run of decimal digits.
+func (p *parser) digits() string {
+	start := p.pos
+	for isDigit(p.peek()) {
+		p.next()
 	}
-	return nil
+	return string(p.src[start:p.pos])
 }
 
 // numberEnd rejects a number running straight into a letter or digit
@@ -593,6 +590,39 @@ func (p *parser) identifier() (string, error) {
 		p.next()
 		b.WriteRune(r)
 	}
+}
+
+// appendJSON appends n as standard JSON, members in document order
+// (duplicates included).
+func appendJSON(out []byte, n *node) []byte {
+	switch n.kind {
+	case objectNode:
+		out = append(out, '{')
+		for i, m := range n.members {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = append(appendQuoted(out, m.key), ':')
+			out = appendJSON(out, m.val)
+		}
+		return append(out, '}')
+	case listNode:
+		out = append(out, '[')
+		for i, item := range n.items {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = appendJSON(out, item)
+		}
+		return append(out, ']')
+	case stringNode:
+		return appendQuoted(out, n.text)
+	case numberNode:
+		return append(out, n.text...)
+	case boolNode:
+		return strconv.AppendBool(out, n.boolean)
+	}
+	return append(out, "null"...)
 }
 
 // appendQuoted appends s as a JSON string. Only what JSON requires is

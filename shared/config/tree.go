@@ -1,11 +1,8 @@
 package config
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -37,57 +34,6 @@ const (
 	numberNode
 	boolNode
 )
-
-// parseTree reads standard JSON (ToJSON's output) with a token stream.
-func parseTree(data []byte) (*node, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	return readNode(dec)
-}
-
-func readNode(dec *json.Decoder) (*node, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		n := &node{kind: objectNode}
-		if t == '[' {
-			n.kind = listNode
-		}
-		for dec.More() {
-			if n.kind == listNode {
-				item, err := readNode(dec)
-				if err != nil {
-					return nil, err
-				}
-				n.items = append(n.items, item)
-				continue
-			}
-			key, err := dec.Token()
-			if err != nil {
-				return nil, err
-			}
-			val, err := readNode(dec)
-			if err != nil {
-				return nil, err
-			}
-			n.members = append(n.members, member{key: key.(string), val: val})
-		}
-		if _, err := dec.Token(); err != nil { // the closing delimiter
-			return nil, err
-		}
-		return n, nil
-	case string:
-		return &node{kind: stringNode, text: t}, nil
-	case json.Number:
-		return &node{kind: numberNode, text: string(t)}, nil
-	case bool:
-		return &node{kind: boolNode, boolean: t}, nil
-	}
-	return &node{kind: nullNode}, nil
-}
 
 // describe shows a value in an error message.
 func (n *node) describe() string {
@@ -124,12 +70,21 @@ func (r *reader) warnf(path, format string, args ...any) {
 	r.warnings = append(r.warnings, path+": "+fmt.Sprintf(format, args...))
 }
 
-var plainKey = regexp.MustCompile(`^[A-Za-z0-9_$-]+$`)
+// plainKey reports whether key reads unambiguously after a dot:
+// [A-Za-z0-9_$-]+.
+func plainKey(key string) bool {
+	for _, c := range []byte(key) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '$' || c == '-') {
+			return false
+		}
+	}
+	return key != ""
+}
 
 // child is the path of key under path: a.b, or a["x/y"] for keys that
 // would be ambiguous after a dot.
 func child(path, key string) string {
-	if !plainKey.MatchString(key) {
+	if !plainKey(key) {
 		return path + "[" + strconv.Quote(key) + "]"
 	}
 	if path == "" {
@@ -145,6 +100,7 @@ func index(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]
 type object struct {
 	r       *reader
 	path    string
+	given   bool     // the document has it (else it is read for its keys' defaults)
 	members []member // deduplicated: first position, last value (as JavaScript)
 	used    map[string]bool
 }
@@ -155,6 +111,7 @@ func (r *reader) object(n *node, path string) *object {
 	if n == nil || n.kind == nullNode {
 		return o
 	}
+	o.given = true
 	if n.kind != objectNode {
 		r.failf(path, "must be an object, got %s", n.describe())
 		return o
@@ -289,12 +246,6 @@ func (r *reader) integer(n *node, path string, lo, hi int, want string) int {
 	return int(f)
 }
 
-// minutes is a whole number of minutes >= 0.
-func (r *reader) minutes(n *node, path string) int {
-	// 100 years: far beyond any sensible window, far below int overflow.
-	return r.integer(n, path, 0, 100*366*24*60, "a whole number of minutes >= 0")
-}
-
 // id returns a string or integer id, trimmed and lower-cased. Channel ids
 // (Telegram chats) are often written as bare numbers.
 func (r *reader) id(n *node, path string) string {
@@ -313,18 +264,4 @@ func (r *reader) id(n *node, path string) string {
 	}
 	r.failf(path, "must be a string or an integer id, got %s", n.describe())
 	return ""
-}
-
-// names is a list of non-empty strings, trimmed and lower-cased (tool
-// names, triggers). nil when absent.
-func (r *reader) names(n *node, path string) []string {
-	items := r.list(n, path)
-	if items == nil {
-		return nil
-	}
-	out := make([]string, 0, len(items))
-	for i, item := range items {
-		out = append(out, r.name(item, index(path, i)))
-	}
-	return out
 }

@@ -215,54 +215,28 @@ type schemaKey struct {
 	Path        string `json:"path"`
 	Type        string `json:"type"`
 	Default     any    `json:"default,omitempty"`
+	Required    bool   `json:"required,omitempty"`
 	Description string `json:"description"`
 }
 
-// schemaKeys lists the keys shared/config reads, with their defaults.
-// Keep it in step with shared/config/decode.go.
-var schemaKeys = []schemaKey{
-	{"session.scope", `"per-sender" | "global"`, "per-sender", "global: every chat shares one session"},
-	{"session.dmScope", `"main" | "per-peer" | "per-channel-peer" | "per-account-channel-peer"`, "main", "how direct chats map to session keys"},
-	{"session.mainKey", "string", "main", "the main session's key segment (no ':' or spaces)"},
-	{"session.identityLinks", "{<canonical>: [\"<provider>:<peerId>\", ...]}", nil, "peers that share one identity under the per-* scopes"},
-	{"session.reset.mode", `"daily" | "idle" | "off"`, "daily", "when a session starts over"},
-	{"session.reset.atHour", "integer 0-23", 4, "hour of the daily reset, in session.timeZone"},
-	{"session.reset.idleMinutes", "integer > 0", nil, "idle window (required for mode idle; with daily, whichever comes first)"},
-	{"session.resetByType.<dm|group|thread>", "reset block", nil, "overrides session.reset per chat type"},
-	{"session.resetByChannel.<channel>", "reset block", nil, "overrides session.reset and resetByType per channel"},
-	{"session.idleMinutes", "integer > 0", nil, "legacy idle-only reset, when session.reset is not set"},
-	{"session.resetTriggers", "[string]", nil, "words that reset the session like /new"},
-	{"session.sendPolicy.rules[]", "{action: allow|deny, match: {channel, chatType, keyPrefix}}", nil, "who gets replies; any matching deny wins"},
-	{"session.sendPolicy.default", `"allow" | "deny"`, "allow", "when no rule matches"},
-	{"session.agentToAgent.maxPingPongTurns", "integer 0-5", 5, "reply-back turns between agents"},
-	{"session.timeZone", "IANA zone", "UTC", "zone of the daily reset (default agents.defaults.userTimezone, else UTC)"},
-	{"agents.defaults.model", `"provider/model" | {primary, fallbacks}`, nil, "the default model"},
-	{"agents.defaults.models.<provider/model>.alias", "string", nil, "model catalog and aliases (/new <alias>, sessions.patch model)"},
-	{"agents.defaults.userTimezone", "IANA zone", nil, "the user's zone"},
-	{"agents.defaults.timeoutSeconds", "integer", 600, "bound of one agent run"},
-	{"agents.defaults.contextTokens", "integer", nil, "the model's context window (enables compaction)"},
-	{"agents.defaults.compaction.reserveTokens", "integer", 20000, "room kept free in the window"},
-	{"agents.defaults.sandbox.sessionToolsVisibility", `"spawned" | "all"`, "spawned", "sessions the session tools see in a sandbox"},
-	{"agents.defaults.subagents.archiveAfterMinutes", "integer", 60, "archive finished sub-agent sessions after (0: never)"},
-	{"agents.defaults.tools", "tool policy", nil, "default tool policy of the agents"},
-	{"agents.list[]", "{id, default, name, model, tools, subagents.allowAgents, sandbox}", nil, "the agents; the one marked default (else the first) is the default"},
-	{"bindings[]", "{agentId, match: {channel, accountId, guildId, peer: {kind, id}}}", nil, "route messages to agents, most specific match first"},
-	{"tools.profile", `"minimal" | "coding" | "messaging" | "full"`, nil, "base tool set"},
-	{"tools.allow", "[string]", nil, "tools or group:* allowed (names, * wildcards)"},
-	{"tools.deny", "[string]", nil, "tools denied; deny always wins"},
-	{"tools.byProvider.<provider|provider/model>", "{profile, allow, deny}", nil, "tool policy per provider or model"},
-	{"tools.subagents.tools", "{allow, deny}", nil, "tools of sub-agents"},
-	{"channels.<channel>.allowFrom", "[string]", nil, "peer or chat ids (or \"*\") whose messages start turns; empty: nobody"},
-	{"channels.<channel>.owners", "[string]", nil, "peer ids (or \"*\") allowed owner-only commands"},
+// schemaKeys is config.Schema as config.schema answers it: the table that
+// also drives decoding and the defaults, so it cannot drift from them.
+func schemaKeys() []schemaKey {
+	var keys []schemaKey
+	for _, k := range config.Schema() {
+		keys = append(keys, schemaKey{Path: k.Path, Type: k.Kind.Type, Default: k.Default, Required: k.Required, Description: k.Help})
+	}
+	return keys
 }
 
 // configSchema lists the keys ZERO reads from zero.json:
-// {keys: [{path, type, default?, description}]}. Other keys are accepted
-// with a warning. No store call.
+// {keys: [{path, type, default?, required?, description}]}, where
+// "<name>" in a path stands for any key of a map and "[]" for a list's
+// items. Other keys are accepted with a warning. No store call.
 func (g *gateway) configSchema(ctx context.Context, params json.RawMessage) (any, error) {
 	var p struct{}
 	if err := decodeParams(params, &p); err != nil {
 		return nil, err
 	}
-	return map[string]any{"keys": schemaKeys}, nil
+	return map[string]any{"keys": schemaKeys()}, nil
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/fault"
 )
@@ -50,18 +52,42 @@ func TestConfigSchema(t *testing.T) {
 	}
 	f.call("config.schema", nil).decode(t, &got)
 	paths := map[string]schemaKey{}
+	var gotPaths []string
 	for _, k := range got.Keys {
-		if k.Path == "" || k.Type == "" || k.Description == "" {
-			t.Errorf("incomplete key %+v", k)
-		}
 		paths[k.Path] = k
+		gotPaths = append(gotPaths, k.Path)
 	}
-	for _, want := range []string{"session.dmScope", "session.sendPolicy.default", "agents.defaults.timeoutSeconds", "channels.<channel>.allowFrom", "bindings[]"} {
-		if _, ok := paths[want]; !ok {
-			t.Errorf("schema lacks %s", want)
+
+	t.Run("the config table, row for row", func(t *testing.T) {
+		var want []string
+		for _, k := range config.Schema() {
+			want = append(want, k.Path)
 		}
+		if diff := cmp.Diff(want, gotPaths); diff != "" {
+			t.Errorf("paths (-config.Schema +config.schema):\n%s", diff)
+		}
+	})
+	t.Run("every key described", func(t *testing.T) {
+		for _, k := range got.Keys {
+			if k.Path == "" || k.Type == "" || k.Description == "" {
+				t.Errorf("incomplete key %+v", k)
+			}
+		}
+	})
+	// Keys a hand-kept table once lacked (messages.queue.*) or that
+	// callers rely on.
+	for _, want := range []string{
+		"session.dmScope", "session.sendPolicy.default", "agents.defaults.timeoutSeconds", "channels.<channel>.allowFrom", "bindings[]",
+		"messages.queue.mode", "messages.queue.byChannel.<channel>", "messages.queue.cap", "messages.queue.drop", "messages.queue.debounceMs",
+		"agents.defaults.maxConcurrent", "agents.list[].subagents.allowAgents", "session.sendPolicy.rules[].match.chatType",
+	} {
+		t.Run("lists "+want, func(t *testing.T) {
+			if _, ok := paths[want]; !ok {
+				t.Errorf("schema lacks %s", want)
+			}
+		})
 	}
-	// The defaults the table states are the ones config.Default applies.
+	// The defaults it states are the ones config.Default applies.
 	d := config.Default()
 	for path, want := range map[string]any{
 		"session.dmScope": d.Session.DMScope, "session.scope": d.Session.Scope, "session.mainKey": d.Session.MainKey,
@@ -72,10 +98,15 @@ func TestConfigSchema(t *testing.T) {
 		"agents.defaults.subagents.archiveAfterMinutes":  float64(d.Agents.Defaults.Subagents.ArchiveAfterMinutes),
 		"agents.defaults.sandbox.sessionToolsVisibility": d.Agents.Defaults.Sandbox.SessionToolsVisibility,
 		"session.agentToAgent.maxPingPongTurns":          float64(d.Session.AgentToAgent.MaxPingPongTurns),
+		"messages.queue.mode":                            d.Messages.Queue.Mode,
+		"messages.queue.cap":                             float64(d.Messages.Queue.Cap),
+		"messages.queue.drop":                            d.Messages.Queue.Drop,
 	} {
-		if got := paths[path].Default; got != want {
-			t.Errorf("%s default %v; config.Default has %v", path, got, want)
-		}
+		t.Run("default of "+path, func(t *testing.T) {
+			if diff := cmp.Diff(want, paths[path].Default); diff != "" {
+				t.Errorf("default (-config.Default +config.schema):\n%s", diff)
+			}
+		})
 	}
 }
 
