@@ -83,6 +83,12 @@ func Start(ctx context.Context, addr string) (*Server, error) {
 //     concurrent writes conditioned on the same version could both succeed
 //     (about once in ten races). DynamoDB makes them atomic and ZERO's
 //     version checks rely on it, so every backend operation is serialised.
+//   - DynamoDB transactions: moto deep-copied every table a transaction
+//     touches, once per item, as its rollback state; with the lock above
+//     every call waited for it (a one-item transaction fell from ~350/s
+//     to 2/s at 1,500 items). The patch checks all conditions first, then
+//     writes, saving only the written items for a rollback
+//     (TestTransactionCostIndependentOfTableSize, TestTransactionAllOrNothing).
 //   - SQS costs that grew with queue depth: moto built the whole attribute
 //     map (three scans of the queue, one clock read per message) several
 //     times per SendMessage and once per message a ReceiveMessage returns,

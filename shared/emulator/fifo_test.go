@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
@@ -27,6 +28,7 @@ import (
 
 var (
 	client *sqs.Client
+	ddb    *dynamodb.Client
 	// run namespaces queue names: a borrowed emulator is shared.
 	run = strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
 )
@@ -34,6 +36,7 @@ var (
 func TestMain(m *testing.M) {
 	os.Exit(emulator.RunTests(m, nil, func(ctx context.Context, cfg aws.Config) (func(), error) {
 		client = sqs.NewFromConfig(cfg)
+		ddb = dynamodb.NewFromConfig(cfg)
 		return nil, nil
 	}))
 }
