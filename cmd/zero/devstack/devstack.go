@@ -428,7 +428,10 @@ func (s *Stack) poolSize(id string) int {
 	}
 	for _, es := range s.Resources.EventSources {
 		if es.Function == id {
-			return 4
+			// A burst of sessions arrives as several small batches; 8
+			// concurrent invocations (each running its batch's sessions
+			// concurrently) answer 20 chats at once, like Lambda scaling.
+			return 8
 		}
 	}
 	for _, r := range s.Resources.Routes {
