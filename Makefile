@@ -62,7 +62,7 @@ bench: deps $(TEMPLATE_JSON)
 ## FANIN_CHATS chats x 1 message with a model delay FANIN_DELAY.
 .PHONY: load
 load: deps $(TEMPLATE_JSON)
-	set -o pipefail; $(GO) test -count=1 -run '^$$' -bench '^Benchmark(Load|FanIn)$$' -benchtime 1x -timeout 40m ./cmd/zero/devstack/ | grep -E '^(LOAD|FANIN|Benchmark|--- |ok|FAIL)|load_test\.go'
+	set -o pipefail; $(GO) test -count=1 -run '^$$' -bench '^Benchmark(Load|FanIn|Retry)$$' -benchtime 1x -timeout 40m ./cmd/zero/devstack/ | grep -E '^(LOAD|FANIN|RETRY|Benchmark|--- |ok|FAIL)|load_test\.go'
 
 ## SAM builds each function with `make build-<LogicalId>` (BuildMethod: makefile).
 include $(dir $(lastword $(MAKEFILE_LIST)))infra/build.mk

@@ -36,6 +36,31 @@ type scriptedModel struct {
 
 	calls, rejected   atomic.Int64
 	inflight, maxSeen atomic.Int64
+
+	// failFirst makes the first failFirst calls for each prompt answer 500
+	// (a retryable provider failure), for the retry benchmark.
+	failFirst int
+	mu        sync.Mutex
+	failed    map[string]int // prompt → failures served
+	firstFail time.Time
+}
+
+// fail reports whether this call for prompt must fail, recording when the
+// first failure was served.
+func (m *scriptedModel) fail(prompt string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.failed[prompt] >= m.failFirst {
+		return false
+	}
+	if m.failed == nil {
+		m.failed = map[string]int{}
+	}
+	if m.firstFail.IsZero() {
+		m.firstFail = time.Now()
+	}
+	m.failed[prompt]++
+	return true
 }
 
 func newScriptedModel(apiKey string, delay time.Duration) *scriptedModel {
@@ -79,6 +104,12 @@ func (m *scriptedModel) serve(w http.ResponseWriter, r *http.Request) {
 			prompt = contentText(req.Messages[i].Content)
 			break
 		}
+	}
+	if m.fail(prompt) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusInternalServerError)
+		fmt.Fprint(w, `{"error":{"message":"the model is overloaded","type":"server_error"}}`)
+		return
 	}
 	ids := loadMessageID.FindAllString(prompt, -1)
 	answer := "answer " + strings.Join(ids, " ")
