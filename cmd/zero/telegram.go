@@ -1,14 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"net/url"
 	"os"
 	"strings"
@@ -29,15 +26,18 @@ const telegramWebhookPath = "/webhooks/telegram"
 // runTelegram is `zero telegram`: set up the Telegram bot.
 func runTelegram(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return dispatch(ctx, "telegram", args, stdout, stderr, []string{
-		"usage: zero telegram set-webhook --url PUBLIC_URL [--secret S] [--token T] [--api URL] [--drop-pending]",
+		"usage: zero telegram set-webhook --url PUBLIC_URL [--secret S] [--token T] [--api URL] [--max-connections N] [--drop-pending]",
 		"",
 		"set-webhook points the bot at the deployed webhook (PUBLIC_URL/webhooks/telegram).",
 	}, map[string]subcommand{"set-webhook": runSetWebhook})
 }
 
 // runSetWebhook is `zero telegram set-webhook`: Bot API setWebhook with the
-// webhook URL, the secret Telegram sends back in every update and the update
-// types ZERO handles. Neither the bot token nor the secret is ever printed.
+// webhook URL, the secret Telegram sends back in every update, the update
+// types ZERO handles (telegram.AllowedUpdates) and max_connections
+// (telegram.DefaultMaxConnections unless --max-connections says otherwise;
+// see there why 40). Pending updates are dropped only with --drop-pending.
+// Neither the bot token nor the secret is ever printed.
 func runSetWebhook(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("zero telegram set-webhook", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -45,13 +45,15 @@ func runSetWebhook(ctx context.Context, args []string, stdout, stderr io.Writer)
 	secret := fs.String("secret", "", fmt.Sprintf("the webhook secret, 1-256 of A-Z a-z 0-9 _ - (default $%s)", telegramSecretEnv))
 	token := fs.String("token", "", fmt.Sprintf("the bot token (default $%s)", telegramTokenEnv))
 	api := fs.String("api", telegram.DefaultBaseURL, "the Bot API base URL")
-	dropPending := fs.Bool("drop-pending", false, "drop the updates Telegram has queued for the bot")
+	maxConns := fs.Int("max-connections", telegram.DefaultMaxConnections, "at most this many updates in flight at once (1-100): the webhook function's concurrency; one chat's updates always come one at a time")
+	dropPending := fs.Bool("drop-pending", false, "drop the updates Telegram has queued for the bot (they are lost)")
+	allowed := strings.Join(telegram.AllowedUpdates(), ", ")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: zero telegram set-webhook --url PUBLIC_URL [--secret S] [--token T] [--api URL] [--drop-pending]")
+		fmt.Fprintln(stderr, "usage: zero telegram set-webhook --url PUBLIC_URL [--secret S] [--token T] [--api URL] [--max-connections N] [--drop-pending]")
 		fmt.Fprintln(stderr)
 		fmt.Fprintln(stderr, "Calls the Bot API's setWebhook: url PUBLIC_URL/webhooks/telegram, secret_token S,")
-		fmt.Fprintln(stderr, "allowed_updates message and channel_post. The secret must be the stack's webhook")
-		fmt.Fprintln(stderr, "secret, or the webhook refuses every update with 401.")
+		fmt.Fprintf(stderr, "allowed_updates %s, max_connections N. The secret must be the stack's\n", allowed)
+		fmt.Fprintln(stderr, "webhook secret, or the webhook refuses every update with 401.")
 		fmt.Fprintln(stderr)
 		fs.PrintDefaults()
 	}
@@ -65,6 +67,9 @@ func runSetWebhook(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if *publicURL == "" {
 		fs.Usage()
 		return errors.New("--url is required")
+	}
+	if *maxConns < 1 || *maxConns > 100 {
+		return fmt.Errorf("--max-connections %d: want 1-100", *maxConns)
 	}
 	hook, err := webhookURL(*publicURL)
 	if err != nil {
@@ -87,16 +92,17 @@ func runSetWebhook(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	if *dropPending {
-		err = setWebhookDroppingPending(ctx, *api, *token, hook, *secret)
-	} else {
-		err = telegram.NewClient(*api, *token, nil).SetWebhook(ctx, hook, *secret)
-	}
+	err = telegram.NewClient(*api, *token, nil).SetWebhook(ctx, telegram.Webhook{
+		URL:                hook,
+		Secret:             *secret,
+		MaxConnections:     *maxConns,
+		DropPendingUpdates: *dropPending,
+	})
 	if err != nil {
 		return fmt.Errorf("set-webhook: %w", redactSecrets(err, *token, *secret))
 	}
 	fmt.Fprintf(stdout, "webhook set: %s\n", hook)
-	fmt.Fprintln(stdout, "updates: message, channel_post; each carries the secret in X-Telegram-Bot-Api-Secret-Token")
+	fmt.Fprintf(stdout, "updates: %s; at most %d at once; each carries the secret in %s\n", allowed, *maxConns, telegram.SecretHeader)
 	if *dropPending {
 		fmt.Fprintln(stdout, "pending updates dropped")
 	}
@@ -115,50 +121,6 @@ func webhookURL(public string) (string, error) {
 		s += telegramWebhookPath
 	}
 	return s, nil
-}
-
-// setWebhookDroppingPending is setWebhook with drop_pending_updates, which
-// telegram.Client.SetWebhook does not send.
-func setWebhookDroppingPending(ctx context.Context, api, token, hook, secret string) error {
-	body, err := json.Marshal(map[string]any{
-		"url":                  hook,
-		"secret_token":         secret,
-		"allowed_updates":      []string{"message", "channel_post"},
-		"drop_pending_updates": true,
-	})
-	if err != nil {
-		return fmt.Errorf("telegram setWebhook: encode request: %w", err)
-	}
-	endpoint := strings.TrimRight(api, "/") + "/bot" + token + "/setWebhook"
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
-	if err != nil {
-		return fmt.Errorf("telegram setWebhook: build request: %w", err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return fmt.Errorf("telegram setWebhook: %w", err)
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
-	if err != nil {
-		return fmt.Errorf("telegram setWebhook: read response: %w", err)
-	}
-	var resp struct {
-		OK          bool   `json:"ok"`
-		Description string `json:"description"`
-	}
-	if err := json.Unmarshal(raw, &resp); err != nil {
-		return fmt.Errorf("telegram setWebhook: HTTP %d with a malformed body", res.StatusCode)
-	}
-	if !resp.OK {
-		desc := resp.Description
-		if desc == "" {
-			desc = http.StatusText(res.StatusCode)
-		}
-		return fmt.Errorf("telegram setWebhook: %d %s", res.StatusCode, desc)
-	}
-	return nil
 }
 
 // redactedError is an error whose message had secrets removed; it keeps

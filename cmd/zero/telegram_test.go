@@ -4,10 +4,11 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"reflect"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // Credentials of the fake Telegram; the tests check neither is printed.
@@ -21,8 +22,14 @@ type setWebhookRequest struct {
 	URL                string   `json:"url"`
 	SecretToken        string   `json:"secret_token"`
 	AllowedUpdates     []string `json:"allowed_updates"`
-	DropPendingUpdates bool     `json:"drop_pending_updates"`
+	MaxConnections     int      `json:"max_connections"`
+	DropPendingUpdates *bool    `json:"drop_pending_updates"` // nil when absent
 }
+
+var (
+	handledUpdates = []string{"message", "channel_post"}
+	dropTrue       = true
+)
 
 // fakeTelegram is a Bot API that takes setWebhook for testBotToken and
 // answers with answer (status, body).
@@ -74,27 +81,35 @@ func TestSetWebhook(t *testing.T) {
 		{
 			name:        "flags",
 			args:        []string{"--url", "https://abc.example.com", "--token", testBotToken, "--secret", testSecret},
-			wantRequest: &setWebhookRequest{URL: "https://abc.example.com/webhooks/telegram", SecretToken: testSecret, AllowedUpdates: []string{"message", "channel_post"}},
+			wantRequest: &setWebhookRequest{URL: "https://abc.example.com/webhooks/telegram", SecretToken: testSecret, AllowedUpdates: handledUpdates, MaxConnections: 40},
 			wantStdout:  "webhook set: https://abc.example.com/webhooks/telegram\n",
 		},
 		{
 			name:        "environment, path already there",
 			args:        []string{"--url", "https://abc.example.com/prod/webhooks/telegram/"},
 			env:         map[string]string{telegramTokenEnv: testBotToken, telegramSecretEnv: testSecret},
-			wantRequest: &setWebhookRequest{URL: "https://abc.example.com/prod/webhooks/telegram", SecretToken: testSecret, AllowedUpdates: []string{"message", "channel_post"}},
+			wantRequest: &setWebhookRequest{URL: "https://abc.example.com/prod/webhooks/telegram", SecretToken: testSecret, AllowedUpdates: handledUpdates, MaxConnections: 40},
 			wantStdout:  "webhook set: https://abc.example.com/prod/webhooks/telegram\n",
 		},
 		{
 			name:        "stage path, trailing slash",
 			args:        []string{"--url", "https://abc.example.com/prod/", "--token", testBotToken, "--secret", testSecret},
-			wantRequest: &setWebhookRequest{URL: "https://abc.example.com/prod/webhooks/telegram", SecretToken: testSecret, AllowedUpdates: []string{"message", "channel_post"}},
+			wantRequest: &setWebhookRequest{URL: "https://abc.example.com/prod/webhooks/telegram", SecretToken: testSecret, AllowedUpdates: handledUpdates, MaxConnections: 40},
 		},
 		{
 			name:        "drop pending",
 			args:        []string{"--url", "https://abc.example.com", "--token", testBotToken, "--secret", testSecret, "--drop-pending"},
-			wantRequest: &setWebhookRequest{URL: "https://abc.example.com/webhooks/telegram", SecretToken: testSecret, AllowedUpdates: []string{"message", "channel_post"}, DropPendingUpdates: true},
+			wantRequest: &setWebhookRequest{URL: "https://abc.example.com/webhooks/telegram", SecretToken: testSecret, AllowedUpdates: handledUpdates, MaxConnections: 40, DropPendingUpdates: &dropTrue},
 			wantStdout:  "pending updates dropped",
 		},
+		{
+			name:        "max connections",
+			args:        []string{"--url", "https://abc.example.com", "--token", testBotToken, "--secret", testSecret, "--max-connections", "100"},
+			wantRequest: &setWebhookRequest{URL: "https://abc.example.com/webhooks/telegram", SecretToken: testSecret, AllowedUpdates: handledUpdates, MaxConnections: 100},
+			wantStdout:  "updates: message, channel_post; at most 100 at once",
+		},
+		{name: "max connections out of range", args: []string{"--url", "https://abc.example.com", "--token", testBotToken, "--secret", testSecret, "--max-connections", "101"}, wantErr: "--max-connections 101: want 1-100"},
+		{name: "max connections zero", args: []string{"--url", "https://abc.example.com", "--token", testBotToken, "--secret", testSecret, "--max-connections", "0"}, wantErr: "--max-connections 0: want 1-100"},
 		{
 			name:    "telegram refuses",
 			args:    []string{"--url", "https://abc.example.com", "--token", testBotToken, "--secret", testSecret},
@@ -147,8 +162,14 @@ func TestSetWebhook(t *testing.T) {
 			if tt.wantRequest != nil {
 				tg.mu.Lock()
 				defer tg.mu.Unlock()
-				if len(tg.requests) != 1 || !reflect.DeepEqual(tg.requests[0], *tt.wantRequest) {
-					t.Errorf("requests = %+v, want one %+v", tg.requests, *tt.wantRequest)
+				if diff := cmp.Diff([]setWebhookRequest{*tt.wantRequest}, tg.requests); diff != "" {
+					t.Errorf("setWebhook requests (-want +got):\n%s", diff)
+				}
+			} else if tt.status == 0 {
+				tg.mu.Lock()
+				defer tg.mu.Unlock()
+				if len(tg.requests) != 0 {
+					t.Errorf("setWebhook called for a rejected command: %+v", tg.requests)
 				}
 			}
 		})

@@ -6,11 +6,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/zero-gateway/zero/shared/fault"
@@ -20,13 +24,27 @@ import (
 // DefaultBaseURL is the public Bot API.
 const DefaultBaseURL = "https://api.telegram.org"
 
-// Retry policy for one Bot API call.
+// Retry policy for one Bot API call (see call).
 const (
-	maxTransientAttempts = 3 // network errors and 5xx
+	maxTransientAttempts = 3 // requests that certainly did not reach Telegram
 	maxRateLimitWaits    = 5 // 429s honoured before giving up
 	defaultRetryAfter    = time.Second
-	maxResponseBytes     = 1 << 20
+	// maxWaitNoDeadline bounds one wait when ctx has no deadline (the
+	// runner always has one: the Lambda's).
+	maxWaitNoDeadline = time.Minute
+	// attemptReserve is the time a wait must leave before ctx's deadline
+	// for the request after it; a wait that leaves less is not started.
+	attemptReserve   = time.Second
+	maxResponseBytes = 1 << 20
 )
+
+// ErrOutcomeUnknown is wrapped (beside a fault.Unavailable error) in the
+// error of a sendMessage that may have reached Telegram without ZERO
+// learning the answer: a timeout or a broken connection after the request
+// was written, or a 5xx. The message may or may not have been delivered, so
+// the client does not send it again; the caller decides (the runner lets
+// the queue retry the turn, which sends it once more).
+var ErrOutcomeUnknown = errors.New("outcome unknown, not resent")
 
 // Client calls the Bot API for one bot. It is safe for concurrent use.
 type Client struct {
@@ -57,7 +75,7 @@ type sendMessageParams struct {
 	ChatID          any    `json:"chat_id"` // int64, or a string such as "@channel"
 	MessageThreadID int64  `json:"message_thread_id,omitempty"`
 	Text            string `json:"text"`
-	ParseMode       string `json:"parse_mode"`
+	ParseMode       string `json:"parse_mode,omitempty"` // "" on the plain-text retry
 }
 
 // Render turns model text into sendMessage texts for parse mode HTML:
@@ -68,14 +86,31 @@ type sendMessageParams struct {
 func (c *Client) Render(text string) []string { return formatHTML(text, maxMessageLength) }
 
 // Post sends one rendered message (see Render) to the chat (and forum
-// topic) in to with sendMessage.
+// topic) in to with sendMessage, in parse mode HTML. If Telegram cannot
+// parse its entities (400 "can't parse entities"), the same message is sent
+// once more as plain text (tags removed, entities decoded, no parse_mode)
+// and that answer is final.
+//
+// Post never sends a message twice when it may have been delivered: an
+// error wrapping ErrOutcomeUnknown (class fault.Unavailable) means it may
+// or may not be in the chat. See call for the retry rules.
 func (c *Client) Post(ctx context.Context, to session.DeliveryContext, message string) error {
 	params, err := sendParams(to)
 	if err != nil {
 		return err
 	}
 	params.Text = message
-	return c.call(ctx, "sendMessage", params)
+	resp, err := c.call(ctx, "sendMessage", params)
+	if resp == nil || !cantParseEntities(resp) {
+		return err
+	}
+	// Telegram refused the request before sending anything: safe to send
+	// the message's visible text instead.
+	params.ParseMode, params.Text = "", plainText(message)
+	if _, err := c.call(ctx, "sendMessage", params); err != nil {
+		return fmt.Errorf("telegram sendMessage as plain text after %q: %w", resp.Description, err)
+	}
+	return nil
 }
 
 // Send renders text and posts every message. When one fails the error says
@@ -116,18 +151,83 @@ func sendParams(to session.DeliveryContext) (sendMessageParams, error) {
 	return params, nil
 }
 
-// SetWebhook points the bot at url, asking Telegram to send secret in
-// SecretHeader and to deliver only the update types ZERO handles.
-func (c *Client) SetWebhook(ctx context.Context, url, secret string) error {
-	if err := CheckSecret(secret); err != nil {
+// cantParseEntities reports Telegram's refusal of a message's markup, e.g.
+// "Bad Request: can't parse entities: Unsupported start tag "foo" at byte
+// offset 3" (older servers say "can't parse message text").
+func cantParseEntities(r *apiResponse) bool {
+	if r.ErrorCode != http.StatusBadRequest {
+		return false
+	}
+	d := strings.ToLower(r.Description)
+	return strings.Contains(d, "can't parse entities") || strings.Contains(d, "can't parse message text")
+}
+
+var htmlTag = regexp.MustCompile(`<[^>]*>`)
+
+// plainText is what an HTML message shows: tags removed, entities decoded.
+// Render escapes every literal `<`, so each one left is a tag's.
+func plainText(htmlText string) string {
+	return html.UnescapeString(htmlTag.ReplaceAllString(htmlText, ""))
+}
+
+// AllowedUpdates returns the update types ZERO handles, the setWebhook
+// allowed_updates: ParseUpdate maps messages (text, captions, a group's
+// migration) and channel posts and skips everything else (edited messages,
+// callback queries, membership changes), so Telegram need not send those.
+func AllowedUpdates() []string { return []string{"message", "channel_post"} }
+
+// DefaultMaxConnections is the setWebhook max_connections ZERO asks for.
+//
+// Telegram sends one chat's updates one at a time, so this only caps how
+// many chats' updates are in flight at once, i.e. the webhook Lambda's
+// concurrency. The webhook only checks, parses and queues (tens of ms
+// warm, under a second cold), so 40 connections carry hundreds of updates
+// a second warm and still about 40 a second if every request paid a cold
+// start: above the bot's own ceiling of about 30 sent messages a second,
+// which bounds the replies those updates can get. More connections would
+// not answer anyone sooner (the runner's concurrency is capped by
+// MainLaneMaxConcurrency); they would only let a backlog (Telegram keeps
+// up to 24 h of updates while the webhook is down) arrive as a wider burst
+// of cold starts drawing on the account's Lambda concurrency, which the
+// runner shares. 40 is also Telegram's default; setting it explicitly
+// resets a value changed by hand.
+const DefaultMaxConnections = 40
+
+// Webhook is what SetWebhook registers.
+type Webhook struct {
+	URL    string // the public HTTPS URL of the webhook
+	Secret string // the secret_token Telegram sends back in SecretHeader
+	// MaxConnections is setWebhook's max_connections (1-100); 0 means
+	// DefaultMaxConnections.
+	MaxConnections int
+	// DropPendingUpdates discards the updates Telegram has queued for the
+	// bot (for instance while the webhook was failing); they are lost.
+	DropPendingUpdates bool
+}
+
+// SetWebhook points the bot at w.URL, asking Telegram to send w.Secret in
+// SecretHeader, to deliver only AllowedUpdates and to open at most
+// w.MaxConnections connections at once. setWebhook may be repeated, so
+// unlike sendMessage it is retried when its outcome is unknown.
+func (c *Client) SetWebhook(ctx context.Context, w Webhook) error {
+	if err := CheckSecret(w.Secret); err != nil {
 		return err
 	}
+	if w.MaxConnections == 0 {
+		w.MaxConnections = DefaultMaxConnections
+	}
+	if w.MaxConnections < 1 || w.MaxConnections > 100 {
+		return fault.New(fault.Invalid, "webhook max_connections must be 1-100, got %d", w.MaxConnections)
+	}
 	params := struct {
-		URL            string   `json:"url"`
-		SecretToken    string   `json:"secret_token"`
-		AllowedUpdates []string `json:"allowed_updates"`
-	}{url, secret, []string{"message", "channel_post"}}
-	return c.call(ctx, "setWebhook", params)
+		URL                string   `json:"url"`
+		SecretToken        string   `json:"secret_token"`
+		AllowedUpdates     []string `json:"allowed_updates"`
+		MaxConnections     int      `json:"max_connections"`
+		DropPendingUpdates bool     `json:"drop_pending_updates,omitempty"`
+	}{w.URL, w.Secret, AllowedUpdates(), w.MaxConnections, w.DropPendingUpdates}
+	_, err := c.call(ctx, "setWebhook", params)
+	return err
 }
 
 // CheckSecret reports whether secret is a valid setWebhook secret_token:
@@ -148,78 +248,145 @@ type apiResponse struct {
 	Parameters  struct {
 		RetryAfter int `json:"retry_after"`
 	} `json:"parameters"`
+
+	retryAfterHeader string // the HTTP Retry-After header, if any
+}
+
+// repeatable reports whether method may be sent again when an earlier
+// request's outcome is unknown: doing it twice changes nothing more than
+// doing it once. sendMessage is not: a second one is a second message.
+func repeatable(method string) bool {
+	switch method {
+	case "setWebhook", "deleteWebhook", "getWebhookInfo", "getMe":
+		return true
+	}
+	return false
 }
 
 // call POSTs params as JSON to method; ZERO needs no method's result. It
-// retries network errors and 5xx a few times with backoff, and waits out
-// 429s for as long as Telegram asks if ctx allows.
-func (c *Client) call(ctx context.Context, method string, params any) error {
+// returns the error answer it ended with, if any (nil after a network
+// failure), and the classified error.
+//
+// Retries, all inside ctx's deadline:
+//   - 429: Telegram refused the request, so it is sent again after
+//     parameters.retry_after (default 1 s), up to maxRateLimitWaits times.
+//     A wait that would not leave attemptReserve before ctx's deadline (or
+//     longer than maxWaitNoDeadline without one) is not started: the error
+//     (fault.Unavailable) comes back at once, for a later retry.
+//   - a request that certainly did not reach Telegram (it was never
+//     written whole: dial, DNS or TLS errors, a connection lost while
+//     writing) is retried with backoff, up to maxTransientAttempts.
+//   - a request that may have reached Telegram (written whole, then a
+//     timeout or a broken connection, or a 5xx answer) is retried only for
+//     repeatable methods. For the others (sendMessage) the error wraps
+//     ErrOutcomeUnknown and is returned at once.
+//   - any other answer is final (see apiResponse.err).
+func (c *Client) call(ctx context.Context, method string, params any) (*apiResponse, error) {
 	body, err := json.Marshal(params)
 	if err != nil {
-		return fault.Wrap(fault.Internal, err, "telegram %s: encode request", method)
+		return nil, fault.Wrap(fault.Internal, err, "telegram %s: encode request", method)
 	}
 	transient, waits := 0, 0
 	for {
-		resp, err := c.do(ctx, method, body)
+		a := c.do(ctx, method, body)
 		var wait time.Duration
 		switch {
-		case err == nil && resp.OK:
-			return nil
-		case err == nil && resp.ErrorCode == http.StatusTooManyRequests:
+		case a.resp != nil && a.resp.OK:
+			return nil, nil
+		case a.resp != nil && a.resp.ErrorCode == http.StatusTooManyRequests:
 			waits++
-			wait = time.Duration(resp.Parameters.RetryAfter) * time.Second
-			if wait <= 0 {
-				wait = defaultRetryAfter
+			wait = a.resp.retryAfter()
+			if waits > maxRateLimitWaits {
+				return a.resp, fault.New(fault.Unavailable, "telegram %s: still rate limited after %d waits, retry after %s", method, maxRateLimitWaits, wait)
 			}
-			if waits > maxRateLimitWaits || !fits(ctx, wait) {
-				return fault.New(fault.RateLimited, "telegram %s: rate limited, retry after %s", method, wait)
+			if !fits(ctx, wait) {
+				return a.resp, fault.New(fault.Unavailable, "telegram %s: rate limited, retry after %s: more than the time left", method, wait)
 			}
-		case err == nil:
-			return resp.err(method)
-		case fault.Is(err, fault.Unavailable) && ctx.Err() == nil:
+		case a.resp != nil:
+			return a.resp, a.resp.err(method)
+		case a.written && !repeatable(method):
+			return nil, fmt.Errorf("%w; %w", a.err, ErrOutcomeUnknown)
+		case ctx.Err() == nil:
 			transient++
 			wait = c.backoff << (transient - 1)
 			if transient >= maxTransientAttempts || !fits(ctx, wait) {
-				return err
+				return nil, a.err
 			}
 		default:
-			return err
+			return nil, a.err
 		}
 		if err := sleep(ctx, wait); err != nil {
-			return fault.Wrap(fault.Unavailable, err, "telegram %s: gave up waiting to retry", method)
+			return nil, fault.Wrap(fault.Unavailable, err, "telegram %s: gave up waiting to retry", method)
 		}
 	}
 }
 
-// do makes one request. A 5xx answer or a network failure is returned as a
-// fault.Unavailable error; any other answer as the decoded envelope.
-func (c *Client) do(ctx context.Context, method string, body []byte) (*apiResponse, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.baseURL+"/bot"+c.token+"/"+method, bytes.NewReader(body))
+// attempt is the result of one request.
+type attempt struct {
+	resp    *apiResponse // the decoded answer (not 5xx); nil when err is set
+	err     error        // fault.Unavailable: no usable answer
+	written bool         // the request was written whole: Telegram may have acted on it
+}
+
+// do makes one request. A 5xx answer or a network failure is an error
+// (fault.Unavailable); any other answer the decoded envelope.
+//
+// written comes from httptrace: WroteRequest reports the request handed
+// whole to the connection (HTTP/1 and HTTP/2 alike). A request that was
+// not cannot have been acted upon: Telegram reads the whole body (its
+// Content-Length) before doing anything. net/http itself resends a POST
+// only when none of it was written.
+func (c *Client) do(ctx context.Context, method string, body []byte) attempt {
+	var written atomic.Bool
+	trace := &httptrace.ClientTrace{WroteRequest: func(info httptrace.WroteRequestInfo) {
+		if info.Err == nil {
+			written.Store(true)
+		}
+	}}
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), http.MethodPost,
+		c.baseURL+"/bot"+c.token+"/"+method, bytes.NewReader(body))
 	if err != nil {
-		return nil, fault.Wrap(fault.Invalid, c.redact(err), "telegram %s: build request", method)
+		return attempt{err: fault.Wrap(fault.Invalid, c.redact(err), "telegram %s: build request", method)}
 	}
 	req.Header.Set("Content-Type", "application/json")
 	res, err := c.client.Do(req)
 	if err != nil {
-		return nil, fault.Wrap(fault.Unavailable, c.redact(err), "telegram %s", method)
+		return attempt{err: fault.Wrap(fault.Unavailable, c.redact(err), "telegram %s", method), written: written.Load()}
 	}
 	defer res.Body.Close()
+	// From here on Telegram has answered: it had the request.
 	raw, err := io.ReadAll(io.LimitReader(res.Body, maxResponseBytes))
 	if err != nil {
-		return nil, fault.Wrap(fault.Unavailable, c.redact(err), "telegram %s: read response", method)
+		return attempt{err: fault.Wrap(fault.Unavailable, c.redact(err), "telegram %s: read response (HTTP %d)", method, res.StatusCode), written: true}
 	}
 	var resp apiResponse
 	jsonErr := json.Unmarshal(raw, &resp)
-	if res.StatusCode >= 500 {
-		return nil, fault.New(fault.Unavailable, "telegram %s: %s", method, describe(res.StatusCode, resp.Description))
-	}
-	if jsonErr != nil {
-		return nil, fault.Wrap(fault.Unavailable, jsonErr, "telegram %s: HTTP %d with a malformed body", method, res.StatusCode)
+	resp.retryAfterHeader = res.Header.Get("Retry-After")
+	switch {
+	case res.StatusCode >= 500:
+		return attempt{err: fault.New(fault.Unavailable, "telegram %s: %s", method, describe(res.StatusCode, resp.Description)), written: true}
+	case jsonErr != nil && res.StatusCode == http.StatusTooManyRequests:
+		// A proxy's 429 without the envelope: still a refusal.
+		resp = apiResponse{ErrorCode: res.StatusCode, retryAfterHeader: resp.retryAfterHeader}
+	case jsonErr != nil:
+		return attempt{err: fault.Wrap(fault.Unavailable, jsonErr, "telegram %s: HTTP %d with a malformed body", method, res.StatusCode), written: true}
 	}
 	if !resp.OK && resp.ErrorCode == 0 {
 		resp.ErrorCode = res.StatusCode
 	}
-	return &resp, nil
+	return attempt{resp: &resp, written: true}
+}
+
+// retryAfter is how long a 429 asks to wait: parameters.retry_after, else
+// the Retry-After header (seconds), else defaultRetryAfter.
+func (r *apiResponse) retryAfter() time.Duration {
+	if r.Parameters.RetryAfter > 0 {
+		return time.Duration(r.Parameters.RetryAfter) * time.Second
+	}
+	if s, err := strconv.Atoi(strings.TrimSpace(r.retryAfterHeader)); err == nil && s > 0 {
+		return time.Duration(s) * time.Second
+	}
+	return defaultRetryAfter
 }
 
 // err classifies a Bot API error answer.
@@ -254,10 +421,14 @@ func (c *Client) redact(err error) error {
 	return &url.Error{Op: ue.Op, URL: strings.ReplaceAll(ue.URL, c.token, "<token>"), Err: ue.Err}
 }
 
-// fits reports whether waiting d still leaves time before ctx's deadline.
+// fits reports whether waiting d still leaves attemptReserve before ctx's
+// deadline; without a deadline, whether d is at most maxWaitNoDeadline.
 func fits(ctx context.Context, d time.Duration) bool {
 	deadline, ok := ctx.Deadline()
-	return !ok || time.Until(deadline) > d
+	if !ok {
+		return d <= maxWaitNoDeadline
+	}
+	return time.Until(deadline) > d+attemptReserve
 }
 
 func sleep(ctx context.Context, d time.Duration) error {
