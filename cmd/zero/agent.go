@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -11,6 +12,10 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/zero-gateway/zero/shared/gateway"
+	runrecord "github.com/zero-gateway/zero/shared/run"
+	"github.com/zero-gateway/zero/shared/transcript"
 )
 
 // maxWaitSlice is the longest agent.wait the gateway holds one request for;
@@ -25,73 +30,14 @@ const waitSlack = 15 * time.Second
 // the reply.
 const historyLimit = 20
 
-// agentParams are the params of the agent method.
-type agentParams struct {
-	Message        string `json:"message"`
-	SessionKey     string `json:"sessionKey,omitempty"`
-	IdempotencyKey string `json:"idempotencyKey,omitempty"`
-	Deliver        bool   `json:"deliver,omitempty"`
-	Channel        string `json:"channel,omitempty"`
-	To             string `json:"to,omitempty"`
-}
-
-// agentAccepted is the result of the agent method.
-type agentAccepted struct {
-	RunID      string          `json:"runId"`
-	Status     string          `json:"status"`
-	AcceptedAt json.RawMessage `json:"acceptedAt,omitempty"`
-	SessionKey string          `json:"sessionKey"`
-}
-
-// waitParams are the params of agent.wait.
-type waitParams struct {
-	RunID     string `json:"runId"`
-	TimeoutMs int64  `json:"timeoutMs,omitempty"`
-}
-
-// waitResult is the result of agent.wait.
-type waitResult struct {
-	RunID     string          `json:"runId"`
-	Status    string          `json:"status"` // ok, error or timeout
-	StartedAt json.RawMessage `json:"startedAt,omitempty"`
-	EndedAt   json.RawMessage `json:"endedAt,omitempty"`
-	Error     json.RawMessage `json:"error,omitempty"`
-}
-
-// historyParams are the params of chat.history.
-type historyParams struct {
-	SessionKey string `json:"sessionKey"`
-	Limit      int    `json:"limit,omitempty"`
-}
-
-// historyResult is the part of chat.history's result the reply comes from.
-type historyResult struct {
-	SessionKey string         `json:"sessionKey"`
-	SessionID  string         `json:"sessionId"`
-	Messages   []historyEntry `json:"messages"`
-}
-
-// historyEntry is one transcript message of chat.history. Content is
-// either a list of blocks or, from older transcripts, a plain string.
-type historyEntry struct {
-	Role    string          `json:"role"`
-	Content json.RawMessage `json:"content"`
-}
-
-// contentBlock is one block of a message's content.
-type contentBlock struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
-}
-
 // agentReport is the --json output of `zero agent --wait`.
 type agentReport struct {
-	RunID      string          `json:"runId"`
-	SessionKey string          `json:"sessionKey"`
-	Status     string          `json:"status"`
-	StartedAt  json.RawMessage `json:"startedAt,omitempty"`
-	EndedAt    json.RawMessage `json:"endedAt,omitempty"`
-	Reply      string          `json:"reply"`
+	RunID      string `json:"runId"`
+	SessionKey string `json:"sessionKey"`
+	Status     string `json:"status"`
+	StartedAt  int64  `json:"startedAt,omitempty"` // epoch ms
+	EndedAt    int64  `json:"endedAt,omitempty"`   // epoch ms
+	Reply      string `json:"reply"`
 }
 
 // runAgent is `zero agent`: start a run of the agent on a message and,
@@ -129,7 +75,7 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	params := agentParams{
+	params := gateway.AgentParams{
 		Message:        *message,
 		SessionKey:     strings.TrimSpace(*sessionKey),
 		IdempotencyKey: *idempotencyKey,
@@ -141,19 +87,7 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		params.IdempotencyKey = newIdempotencyKey()
 	}
 	if !*wait {
-		raw, err := client.rawCall(ctx, gatewayCallTimeout, "agent", params)
-		if err != nil {
-			return err
-		}
-		if *asJSON {
-			return writeJSON(stdout, raw)
-		}
-		var accepted agentAccepted
-		if err := json.Unmarshal(raw, &accepted); err != nil {
-			return fmt.Errorf("gateway agent: decode result: %w", err)
-		}
-		fmt.Fprintln(stdout, accepted.RunID)
-		return nil
+		return startRun(ctx, client, params, *asJSON, stdout)
 	}
 	report, err := agentTurn(ctx, client, params, *timeout, nil)
 	if err != nil {
@@ -170,17 +104,22 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
-// runEvent is one event of agent.events.
-type runEvent struct {
-	Seq    int64           `json:"seq"`
-	Stream string          `json:"stream"`
-	Data   json.RawMessage `json:"data"`
-}
-
-// eventsResult is agent.events' answer.
-type eventsResult struct {
-	Events  []runEvent `json:"events"`
-	NextSeq int64      `json:"nextSeq"`
+// startRun calls agent and prints the run's id, or with asJSON the
+// answer as the gateway sent it.
+func startRun(ctx context.Context, client *gatewayClient, params gateway.AgentParams, asJSON bool, stdout io.Writer) error {
+	raw, err := client.rawCall(ctx, gatewayCallTimeout, "agent", params)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return writeJSON(stdout, raw)
+	}
+	var accepted gateway.AgentAccepted
+	if err := decodeResult("agent", raw, &accepted); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, accepted.RunID)
+	return nil
 }
 
 // follower reads a run's events as they are stored and hands each to
@@ -192,19 +131,19 @@ type follower struct {
 	next    int64
 	reply   string
 	replied bool
-	onEvent func(runEvent)
+	onEvent func(gateway.Event)
 	broken  bool // the gateway cannot serve events; the reply comes from history
 }
 
 func (f *follower) poll(ctx context.Context) {
 	for !f.broken {
-		var res eventsResult
-		if err := f.client.call(ctx, "agent.events", map[string]any{"runId": f.runID, "afterSeq": f.next}, &res); err != nil {
+		var res gateway.EventsResult
+		if err := f.client.call(ctx, "agent.events", gateway.EventsParams{RunID: f.runID, AfterSeq: f.next}, &res); err != nil {
 			f.broken = true
 			return
 		}
 		for _, ev := range res.Events {
-			if ev.Stream == "assistant" {
+			if ev.Stream == runrecord.StreamAssistant {
 				var d struct {
 					Text string `json:"text"`
 				}
@@ -227,9 +166,9 @@ func (f *follower) poll(ctx context.Context) {
 // reply from its own events (falling back to the session's history).
 // onEvent, when set, sees the run's events while it goes on: waits are cut
 // to a second so they arrive as they happen.
-func agentTurn(ctx context.Context, client *gatewayClient, params agentParams, timeout time.Duration, onEvent func(runEvent)) (agentReport, error) {
+func agentTurn(ctx context.Context, client *gatewayClient, params gateway.AgentParams, timeout time.Duration, onEvent func(gateway.Event)) (agentReport, error) {
 	deadline := time.Now().Add(timeout)
-	var accepted agentAccepted
+	var accepted gateway.AgentAccepted
 	if err := client.call(ctx, "agent", params, &accepted); err != nil {
 		return agentReport{}, err
 	}
@@ -269,8 +208,9 @@ func agentTurn(ctx context.Context, client *gatewayClient, params agentParams, t
 		report.Reply = f.reply
 		return report, nil
 	}
-	var history historyResult
-	if err := client.call(ctx, "chat.history", historyParams{SessionKey: key, Limit: historyLimit}, &history); err != nil {
+	var history gateway.HistoryResult
+	limit := historyLimit
+	if err := client.call(ctx, "chat.history", gateway.HistoryParams{SessionKey: key, Limit: &limit}, &history); err != nil {
 		return report, fmt.Errorf("run %s ended; reading the reply: %w", accepted.RunID, err)
 	}
 	report.Reply = lastAssistantText(history.Messages)
@@ -281,28 +221,29 @@ func agentTurn(ctx context.Context, client *gatewayClient, params agentParams, t
 // passes. A run that ended in error, or timed out on its own time limit
 // (status timeout with endedAt), is an error; timeout without endedAt only
 // means this wait ended first, so the next one starts.
-func waitRun(ctx context.Context, client *gatewayClient, runID string, deadline time.Time, timeout, maxSlice time.Duration, between func()) (waitResult, error) {
+func waitRun(ctx context.Context, client *gatewayClient, runID string, deadline time.Time, timeout, maxSlice time.Duration, between func()) (gateway.WaitResult, error) {
 	for first := true; ; first = false {
 		if !first && between != nil {
 			between()
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
-			return waitResult{}, fmt.Errorf("run %s did not end within %s (it may still be running; wait again with `zero gateway call agent.wait --params '{\"runId\":%q}'`)", runID, timeout, runID)
+			return gateway.WaitResult{}, fmt.Errorf("run %s did not end within %s (it may still be running; wait again with `zero gateway call agent.wait --params '{\"runId\":%q}'`)", runID, timeout, runID)
 		}
 		slice := min(left, maxSlice)
-		var res waitResult
-		err := client.callWithin(ctx, slice+waitSlack, "agent.wait", waitParams{RunID: runID, TimeoutMs: max(slice.Milliseconds(), 1)}, &res)
+		var res gateway.WaitResult
+		timeoutMs := max(slice.Milliseconds(), 1)
+		err := client.callWithin(ctx, slice+waitSlack, "agent.wait", gateway.WaitParams{RunID: runID, TimeoutMs: &timeoutMs}, &res)
 		if err != nil {
-			return waitResult{}, fmt.Errorf("waiting for run %s: %w", runID, err)
+			return gateway.WaitResult{}, fmt.Errorf("waiting for run %s: %w", runID, err)
 		}
 		switch res.Status {
-		case "ok":
+		case runrecord.StatusOK:
 			return res, nil
-		case "error":
-			return res, fmt.Errorf("run %s failed: %s", runID, runError(res.Error))
-		case "timeout":
-			if ended := plainJSON(res.EndedAt); ended != "-" && ended != "0" {
+		case runrecord.StatusError:
+			return res, fmt.Errorf("run %s failed: %s", runID, cmp.Or(res.Error, "no error given"))
+		case runrecord.StatusTimeout:
+			if res.EndedAt != 0 {
 				// The run ended on its own time limit, not this wait.
 				return res, fmt.Errorf("run %s timed out (the agent's own time limit)", runID)
 			}
@@ -313,42 +254,21 @@ func waitRun(ctx context.Context, client *gatewayClient, runID string, deadline 
 	}
 }
 
-// runError renders agent.wait's error: a string, or {message}, or as sent.
-func runError(raw json.RawMessage) string {
-	var obj struct {
-		Message string `json:"message"`
-		Code    string `json:"code"`
-	}
-	if json.Unmarshal(raw, &obj) == nil && obj.Message != "" {
-		if obj.Code != "" {
-			return obj.Code + ": " + obj.Message
-		}
-		return obj.Message
-	}
-	if s := plainJSON(raw); s != "-" {
-		return s
-	}
-	return "no error given"
-}
-
-// lastAssistantText is the text of the last assistant message: its text
-// blocks joined by newlines ("" when it has none, or there is none).
-func lastAssistantText(messages []historyEntry) string {
+// lastAssistantText is the text of the last assistant message of
+// chat.history's messages: its text blocks joined by newlines ("" when it
+// has none, or there is none). It stops at a message that is not a
+// transcript message ("": an older reply is never taken for this one).
+func lastAssistantText(messages []json.RawMessage) string {
 	for i := len(messages) - 1; i >= 0; i-- {
-		m := messages[i]
+		var m transcript.Message // also reads content given as a plain string
+		if json.Unmarshal(messages[i], &m) != nil {
+			return ""
+		}
 		if m.Role != "assistant" {
 			continue
 		}
-		var plain string
-		if json.Unmarshal(m.Content, &plain) == nil {
-			return plain
-		}
-		var blocks []contentBlock
-		if json.Unmarshal(m.Content, &blocks) != nil {
-			return ""
-		}
 		var texts []string
-		for _, b := range blocks {
+		for _, b := range m.Content {
 			if b.Type == "text" && b.Text != "" {
 				texts = append(texts, b.Text)
 			}

@@ -7,11 +7,13 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/zero-gateway/zero/shared/gateway"
 )
 
 // agentAnswer is the fake gateway's answer to agent.
 func agentAnswer(params json.RawMessage) (int, any) {
-	var p agentParams
+	var p gateway.AgentParams
 	json.Unmarshal(params, &p)
 	key := p.SessionKey
 	if key == "" {
@@ -24,17 +26,21 @@ func agentAnswer(params json.RawMessage) (int, any) {
 // repeats), checking each call's params.
 func waitAnswers(t *testing.T, calls *atomic.Int32, statuses ...string) rpcHandler {
 	return func(params json.RawMessage) (int, any) {
-		var p waitParams
+		var p gateway.WaitParams
 		if err := json.Unmarshal(params, &p); err != nil {
 			t.Errorf("agent.wait params %s: %v", params, err)
 		}
-		if p.RunID != "run-1" || p.TimeoutMs <= 0 || p.TimeoutMs > maxWaitSlice.Milliseconds() {
-			t.Errorf("agent.wait params = %+v, want runId run-1 and 0 < timeoutMs <= 25000", p)
+		var timeoutMs int64
+		if p.TimeoutMs != nil {
+			timeoutMs = *p.TimeoutMs
+		}
+		if p.RunID != "run-1" || timeoutMs <= 0 || timeoutMs > maxWaitSlice.Milliseconds() {
+			t.Errorf("agent.wait params = %s, want runId run-1 and 0 < timeoutMs <= 25000", params)
 		}
 		n := int(calls.Add(1)) - 1
 		status := statuses[min(n, len(statuses)-1)]
 		if status == "timeout" {
-			time.Sleep(min(time.Duration(p.TimeoutMs)*time.Millisecond, 20*time.Millisecond))
+			time.Sleep(min(time.Duration(timeoutMs)*time.Millisecond, 20*time.Millisecond))
 		}
 		res := map[string]any{"runId": p.RunID, "status": status}
 		switch status {
@@ -53,7 +59,7 @@ func waitAnswers(t *testing.T, calls *atomic.Int32, statuses ...string) rpcHandl
 // two text blocks and a tool call.
 func historyAnswer(t *testing.T) rpcHandler {
 	return func(params json.RawMessage) (int, any) {
-		var p historyParams
+		var p gateway.HistoryParams
 		json.Unmarshal(params, &p)
 		if p.SessionKey == "" {
 			t.Errorf("chat.history without sessionKey: %s", params)
@@ -196,20 +202,21 @@ func TestAgent(t *testing.T) {
 }
 
 func TestLastAssistantText(t *testing.T) {
-	msg := func(role, content string) historyEntry {
-		return historyEntry{Role: role, Content: json.RawMessage(content)}
+	msg := func(role, content string) json.RawMessage {
+		return json.RawMessage(`{"role":"` + role + `","content":` + content + `,"timestamp":1}`)
 	}
 	tests := []struct {
 		name     string
-		messages []historyEntry
+		messages []json.RawMessage
 		want     string
 	}{
 		{name: "none", want: ""},
-		{name: "no assistant", messages: []historyEntry{msg("user", `"hi"`)}, want: ""},
-		{name: "plain string", messages: []historyEntry{msg("user", `"hi"`), msg("assistant", `"hello"`)}, want: "hello"},
-		{name: "blocks", messages: []historyEntry{msg("assistant", `[{"type":"text","text":"a"},{"type":"toolCall","name":"x"},{"type":"text","text":"b"}]`)}, want: "a\nb"},
-		{name: "last wins", messages: []historyEntry{msg("assistant", `"old"`), msg("user", `"q"`), msg("assistant", `[{"type":"text","text":"new"}]`), msg("toolResult", `"r"`)}, want: "new"},
-		{name: "last has no text", messages: []historyEntry{msg("assistant", `"old"`), msg("assistant", `[{"type":"toolCall"}]`)}, want: ""},
+		{name: "no assistant", messages: []json.RawMessage{msg("user", `"hi"`)}, want: ""},
+		{name: "plain string", messages: []json.RawMessage{msg("user", `"hi"`), msg("assistant", `"hello"`)}, want: "hello"},
+		{name: "blocks", messages: []json.RawMessage{msg("assistant", `[{"type":"text","text":"a"},{"type":"toolCall","name":"x"},{"type":"text","text":"b"}]`)}, want: "a\nb"},
+		{name: "last wins", messages: []json.RawMessage{msg("assistant", `"old"`), msg("user", `"q"`), msg("assistant", `[{"type":"text","text":"new"}]`), msg("toolResult", `"r"`)}, want: "new"},
+		{name: "last has no text", messages: []json.RawMessage{msg("assistant", `"old"`), msg("assistant", `[{"type":"toolCall"}]`)}, want: ""},
+		{name: "not a message stops", messages: []json.RawMessage{msg("assistant", `"old"`), json.RawMessage(`[1]`)}, want: ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,6 +11,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/zero-gateway/zero/shared/gateway"
 )
 
 // maxChatLine bounds one line read by `zero chat`.
@@ -64,27 +66,8 @@ func chat(ctx context.Context, args []string, in io.Reader, stdout, stderr io.Wr
 		case "/exit", "/quit":
 			return nil
 		}
-		params := agentParams{Message: text, SessionKey: key, IdempotencyKey: newIdempotencyKey()}
-		report, err := agentTurn(ctx, client, params, *timeout, func(ev runEvent) {
-			// The run's steps, as they happen.
-			if ev.Stream != "tool" && ev.Stream != "compaction" {
-				return
-			}
-			var d struct {
-				Phase   string `json:"phase"`
-				Name    string `json:"name"`
-				IsError bool   `json:"isError"`
-			}
-			json.Unmarshal(ev.Data, &d)
-			switch {
-			case ev.Stream == "compaction":
-				fmt.Fprintf(stdout, "  · compacting the conversation (%s)\n", d.Phase)
-			case d.Phase == "start":
-				fmt.Fprintf(stdout, "  · %s…\n", d.Name)
-			case d.Phase == "result" && d.IsError:
-				fmt.Fprintf(stdout, "  · %s failed\n", d.Name)
-			}
-		})
+		params := gateway.AgentParams{Message: text, SessionKey: key, IdempotencyKey: newIdempotencyKey()}
+		report, err := agentTurn(ctx, client, params, *timeout, func(ev gateway.Event) { printStep(stdout, ev) })
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -102,5 +85,27 @@ func chat(ctx context.Context, args []string, in io.Reader, stdout, stderr io.Wr
 		default:
 			fmt.Fprintln(stdout, report.Reply)
 		}
+	}
+}
+
+// printStep writes a run's step as it happens: a tool call starting or
+// failing, a compaction. Other events print nothing.
+func printStep(w io.Writer, ev gateway.Event) {
+	if ev.Stream != "tool" && ev.Stream != "compaction" {
+		return
+	}
+	var d struct {
+		Phase   string `json:"phase"`
+		Name    string `json:"name"`
+		IsError bool   `json:"isError"`
+	}
+	json.Unmarshal(ev.Data, &d)
+	switch {
+	case ev.Stream == "compaction":
+		fmt.Fprintf(w, "  · compacting the conversation (%s)\n", d.Phase)
+	case d.Phase == "start":
+		fmt.Fprintf(w, "  · %s…\n", d.Name)
+	case d.Phase == "result" && d.IsError:
+		fmt.Fprintf(w, "  · %s failed\n", d.Name)
 	}
 }

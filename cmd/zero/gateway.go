@@ -12,6 +12,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/zero-gateway/zero/shared/gateway"
 )
 
 // Environment variables and defaults of the gateway connection.
@@ -69,28 +71,12 @@ func (g *gatewayFlags) client(getenv func(string) string) (*gatewayClient, error
 }
 
 // gatewayClient calls the gateway API: POST <url>/rpc with a bearer token
-// and {"method", "params"}; the answer is {"ok": true, "result"} or
-// {"ok": false, "error": {"code", "message"}}.
+// and a gateway.Request; the answer is a gateway.Response. Params and
+// results are the gateway package's wire types.
 type gatewayClient struct {
 	url   string // without a trailing slash
 	token string
 	http  *http.Client
-}
-
-// rpcRequest is the body of one RPC.
-type rpcRequest struct {
-	Method string `json:"method"`
-	Params any    `json:"params"`
-}
-
-// rpcResponse is the envelope of an RPC answer.
-type rpcResponse struct {
-	OK     bool            `json:"ok"`
-	Result json.RawMessage `json:"result"`
-	Error  *struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
 }
 
 // gatewayError is an error answer of the gateway.
@@ -150,6 +136,12 @@ func (c *gatewayClient) callWithin(ctx context.Context, timeout time.Duration, m
 	if out == nil {
 		return nil
 	}
+	return decodeResult(method, raw, out)
+}
+
+// decodeResult decodes method's result raw into out (one of the
+// gateway's result types).
+func decodeResult(method string, raw json.RawMessage, out any) error {
 	if err := json.Unmarshal(raw, out); err != nil {
 		return fmt.Errorf("gateway %s: decode result: %w", method, err)
 	}
@@ -158,12 +150,9 @@ func (c *gatewayClient) callWithin(ctx context.Context, timeout time.Duration, m
 
 // rawCall sends one RPC and returns its result as the gateway sent it.
 func (c *gatewayClient) rawCall(ctx context.Context, timeout time.Duration, method string, params any) (json.RawMessage, error) {
-	if params == nil {
-		params = struct{}{}
-	}
-	body, err := json.Marshal(rpcRequest{Method: method, Params: params})
+	body, err := requestBody(method, params)
 	if err != nil {
-		return nil, fmt.Errorf("gateway %s: encode params: %w", method, err)
+		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -187,7 +176,7 @@ func (c *gatewayClient) rawCall(ctx context.Context, timeout time.Duration, meth
 	if err != nil {
 		return nil, &unreachableError{URL: c.url, Err: fmt.Errorf("read answer to %s: %w", method, err)}
 	}
-	var resp rpcResponse
+	var resp gateway.Response
 	if err := json.Unmarshal(data, &resp); err != nil {
 		if res.StatusCode >= 300 {
 			return nil, &gatewayError{Method: method, Status: res.StatusCode, Message: snippet(data)}
@@ -197,7 +186,7 @@ func (c *gatewayClient) rawCall(ctx context.Context, timeout time.Duration, meth
 	if !resp.OK || res.StatusCode >= 300 {
 		e := &gatewayError{Method: method, Status: res.StatusCode}
 		if resp.Error != nil {
-			e.Code, e.Message = resp.Error.Code, resp.Error.Message
+			e.Code, e.Message = string(resp.Error.Code), resp.Error.Message
 		}
 		return nil, e
 	}
@@ -205,6 +194,19 @@ func (c *gatewayClient) rawCall(ctx context.Context, timeout time.Duration, meth
 		return json.RawMessage("null"), nil
 	}
 	return resp.Result, nil
+}
+
+// requestBody is the body of a call of method with params (one of the
+// gateway's params types, or raw JSON; nil sends {}).
+func requestBody(method string, params any) ([]byte, error) {
+	if params == nil {
+		params = struct{}{}
+	}
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return nil, fmt.Errorf("gateway %s: encode params: %w", method, err)
+	}
+	return json.Marshal(gateway.Request{Method: method, Params: raw})
 }
 
 // snippet is the start of a body that is not the protocol, for an error.

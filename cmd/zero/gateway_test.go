@@ -9,6 +9,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/zero-gateway/zero/shared/gateway"
 )
 
 // testGatewayToken is the token the fake gateway accepts.
@@ -285,6 +289,45 @@ func TestGatewayUsage(t *testing.T) {
 			checkErr(t, err, tt.wantErr)
 			if !strings.Contains(stdout, tt.wantStdout) || !strings.Contains(stderr, tt.wantStderr) {
 				t.Errorf("stdout %q stderr %q, want %q and %q", stdout, stderr, tt.wantStdout, tt.wantStderr)
+			}
+		})
+	}
+}
+
+// TestRequestBody: a call's body is a gateway.Request whose params are
+// the gateway's params types with only what the CLI sets.
+func TestRequestBody(t *testing.T) {
+	ms := int64(1500)
+	limit := 20
+	tests := []struct {
+		name   string
+		method string
+		params any
+		want   string
+	}{
+		{name: "no params send {}", method: "status", want: `{"method":"status","params":{}}`},
+		{name: "raw params as given", method: "x", params: json.RawMessage(`{"a": [1, 2]}`), want: `{"method":"x","params":{"a":[1,2]}}`},
+		{name: "agent", method: "agent", params: gateway.AgentParams{Message: "hi", IdempotencyKey: "k"},
+			want: `{"method":"agent","params":{"message":"hi","idempotencyKey":"k"}}`},
+		{name: "agent.wait", method: "agent.wait", params: gateway.WaitParams{RunID: "run-1", TimeoutMs: &ms},
+			want: `{"method":"agent.wait","params":{"runId":"run-1","timeoutMs":1500}}`},
+		{name: "agent.events from the start", method: "agent.events", params: gateway.EventsParams{RunID: "run-1"},
+			want: `{"method":"agent.events","params":{"runId":"run-1"}}`},
+		{name: "chat.history", method: "chat.history", params: gateway.HistoryParams{SessionKey: "main", Limit: &limit},
+			want: `{"method":"chat.history","params":{"sessionKey":"main","limit":20}}`},
+		{name: "sessions.list without filters", method: "sessions.list", params: listParams(" ", 0, 0),
+			want: `{"method":"sessions.list","params":{}}`},
+		{name: "sessions.list with filters", method: "sessions.list", params: listParams("work", 5, 60),
+			want: `{"method":"sessions.list","params":{"agentId":"work","limit":5,"activeMinutes":60}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := requestBody(tt.method, tt.params)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, string(got)); diff != "" {
+				t.Errorf("body (-want +got):\n%s", diff)
 			}
 		})
 	}

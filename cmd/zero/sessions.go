@@ -11,34 +11,9 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/zero-gateway/zero/shared/gateway"
 )
-
-// sessionRow is the part of a session row of sessions.list and status that
-// the table shows. The --json output keeps the rows as the gateway sent them.
-type sessionRow struct {
-	Key           string  `json:"key"`
-	Kind          string  `json:"kind"`
-	Channel       string  `json:"channel"`
-	DisplayName   string  `json:"displayName"`
-	UpdatedAt     float64 `json:"updatedAt"` // Unix ms
-	SessionID     string  `json:"sessionId"`
-	Model         string  `json:"model"`
-	ContextTokens float64 `json:"contextTokens"`
-	TotalTokens   float64 `json:"totalTokens"`
-	Label         string  `json:"label"`
-}
-
-// sessionsParams are the params of sessions.list; zero values are left out.
-type sessionsParams struct {
-	AgentID       string `json:"agentId,omitempty"`
-	Limit         int    `json:"limit,omitempty"`
-	ActiveMinutes int    `json:"activeMinutes,omitempty"`
-}
-
-// sessionsResult is the result of sessions.list, rows as sent.
-type sessionsResult struct {
-	Sessions []json.RawMessage `json:"sessions"`
-}
 
 // runSessions is `zero sessions`: the gateway's sessions, most recent first.
 func runSessions(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -64,21 +39,22 @@ func runSessions(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	params := sessionsParams{AgentID: strings.TrimSpace(*agentID), Limit: *limit, ActiveMinutes: *active}
-	var res sessionsResult
-	if err := client.call(ctx, "sessions.list", params, &res); err != nil {
+	raw, err := client.rawCall(ctx, gatewayCallTimeout, "sessions.list", listParams(*agentID, *limit, *active))
+	if err != nil {
 		return err
 	}
-	if res.Sessions == nil {
-		res.Sessions = []json.RawMessage{}
-	}
 	if *asJSON {
-		return writeJSON(stdout, res)
+		sent, err := sentRows("sessions.list", raw)
+		if err != nil {
+			return err
+		}
+		return writeJSON(stdout, map[string]any{"sessions": sent})
 	}
-	rows, err := decodeRows(res.Sessions)
-	if err != nil {
-		return fmt.Errorf("gateway sessions.list: %w", err)
+	var res gateway.ListResult
+	if err := decodeResult("sessions.list", raw, &res); err != nil {
+		return err
 	}
+	rows := res.Sessions
 	if len(rows) == 0 {
 		fmt.Fprintln(stdout, "no sessions")
 		return nil
@@ -86,27 +62,44 @@ func runSessions(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	return printSessions(stdout, rows, time.Now())
 }
 
-// decodeRows decodes the rows the table shows.
-func decodeRows(raw []json.RawMessage) ([]sessionRow, error) {
-	rows := make([]sessionRow, 0, len(raw))
-	for i, r := range raw {
-		var row sessionRow
-		if err := json.Unmarshal(r, &row); err != nil {
-			return nil, fmt.Errorf("session row %d: %w", i, err)
-		}
-		rows = append(rows, row)
+// listParams are sessions.list's params for the flags; zero values
+// (no filter) are left out.
+func listParams(agentID string, limit, activeMinutes int) gateway.ListParams {
+	p := gateway.ListParams{AgentID: strings.TrimSpace(agentID)}
+	if limit > 0 {
+		p.Limit = &limit
 	}
-	return rows, nil
+	if activeMinutes > 0 {
+		minutes := int64(activeMinutes)
+		p.ActiveMinutes = &minutes
+	}
+	return p
+}
+
+// sentRows are the rows of a sessions.list or status result as the
+// gateway sent them, for --json: a row keeps the fields this CLI does not
+// know. [] when there are none.
+func sentRows(method string, result json.RawMessage) ([]json.RawMessage, error) {
+	var res struct {
+		Sessions []json.RawMessage `json:"sessions"`
+	}
+	if err := decodeResult(method, result, &res); err != nil {
+		return nil, err
+	}
+	if res.Sessions == nil {
+		return []json.RawMessage{}, nil
+	}
+	return res.Sessions, nil
 }
 
 // printSessions writes rows as a table; UPDATED is relative to now.
-func printSessions(w io.Writer, rows []sessionRow, now time.Time) error {
+func printSessions(w io.Writer, rows []gateway.Row, now time.Time) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "KEY\tKIND\tCHANNEL\tUPDATED\tMODEL\tTOKENS\tLABEL")
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-			orDash(r.Key), orDash(r.Kind), orDash(r.Channel), ago(int64(r.UpdatedAt), now),
-			orDash(r.Model), tokens(int64(r.TotalTokens), int64(r.ContextTokens)), orDash(r.Label))
+			orDash(r.Key), orDash(r.Kind), orDash(r.Channel), ago(r.UpdatedAt, now),
+			orDash(r.Model), tokens(r.TotalTokens, r.ContextTokens), orDash(r.Label))
 	}
 	return tw.Flush()
 }

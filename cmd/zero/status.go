@@ -8,8 +8,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
+
+	"github.com/zero-gateway/zero/shared/gateway"
 )
 
 // statusReport is the --json output of `zero status`.
@@ -18,17 +19,11 @@ type statusReport struct {
 	Reachable     bool              `json:"reachable"`
 	OK            bool              `json:"ok"`
 	Error         string            `json:"error,omitempty"`
-	ConfigVersion json.RawMessage   `json:"configVersion,omitempty"`
+	ConfigVersion *string           `json:"configVersion,omitempty"` // nil when the call failed
 	Store         string            `json:"store,omitempty"`
-	Sessions      []json.RawMessage `json:"sessions"`
-}
+	Sessions      []json.RawMessage `json:"sessions"` // as the gateway sent them
 
-// statusResult is the result of the status method.
-type statusResult struct {
-	OK            bool              `json:"ok"`
-	Sessions      []json.RawMessage `json:"sessions"`
-	ConfigVersion json.RawMessage   `json:"configVersion"`
-	Store         string            `json:"store"`
+	rows []gateway.Row // Sessions decoded, for the table
 }
 
 // runStatus is `zero status`: whether the gateway answers, its config
@@ -51,24 +46,7 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	report := statusReport{URL: client.url, Sessions: []json.RawMessage{}}
-	var res statusResult
-	callErr := client.call(ctx, "status", nil, &res)
-	var unreachable *unreachableError
-	switch {
-	case errors.As(callErr, &unreachable):
-		report.Error = unreachable.Err.Error()
-	case callErr != nil:
-		report.Reachable = true
-		report.Error = callErr.Error()
-	default:
-		report.Reachable, report.OK = true, res.OK
-		report.ConfigVersion = res.ConfigVersion
-		report.Store = res.Store
-		if res.Sessions != nil {
-			report.Sessions = res.Sessions
-		}
-	}
+	report, callErr := askStatus(ctx, client)
 	if *asJSON {
 		if err := writeJSON(stdout, report); err != nil {
 			return err
@@ -77,6 +55,34 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	return callErr // printed above; returned too, for the exit code
+}
+
+// askStatus calls status and reports its answer; the error is the call's
+// (the report says it too).
+func askStatus(ctx context.Context, client *gatewayClient) (statusReport, error) {
+	report := statusReport{URL: client.url, Sessions: []json.RawMessage{}}
+	raw, err := client.rawCall(ctx, gatewayCallTimeout, "status", nil)
+	var res gateway.StatusResult
+	if err == nil {
+		err = decodeResult("status", raw, &res)
+	}
+	if err == nil {
+		report.Sessions, err = sentRows("status", raw)
+	}
+	var unreachable *unreachableError
+	switch {
+	case errors.As(err, &unreachable):
+		report.Error = unreachable.Err.Error()
+	case err != nil:
+		report.Reachable = true
+		report.Error = err.Error()
+	default:
+		report.Reachable, report.OK = true, res.OK
+		report.ConfigVersion = &res.ConfigVersion
+		report.Store = res.Store
+		report.rows = res.Sessions
+	}
+	return report, err
 }
 
 // printStatus writes the report for people.
@@ -95,32 +101,18 @@ func printStatus(w io.Writer, r statusReport, now time.Time) error {
 		health = "not ok"
 	}
 	fmt.Fprintf(w, "reachable:       yes (%s)\n", health)
-	fmt.Fprintf(w, "config version:  %s\n", plainJSON(r.ConfigVersion))
+	version := ""
+	if r.ConfigVersion != nil {
+		version = *r.ConfigVersion
+	}
+	fmt.Fprintf(w, "config version:  %s\n", orDash(version))
 	if r.Store != "" {
 		fmt.Fprintf(w, "store:           %s\n", r.Store)
 	}
-	rows, err := decodeRows(r.Sessions)
-	if err != nil {
-		return fmt.Errorf("gateway status: %w", err)
-	}
-	if len(rows) == 0 {
+	if len(r.rows) == 0 {
 		fmt.Fprintln(w, "sessions:        none")
 		return nil
 	}
-	fmt.Fprintf(w, "sessions:        %d recent\n\n", len(rows))
-	return printSessions(w, rows, now)
-}
-
-// plainJSON renders a scalar JSON value for a person: a string without its
-// quotes, anything else as sent, "-" for none.
-func plainJSON(raw json.RawMessage) string {
-	s := strings.TrimSpace(string(raw))
-	if s == "" || s == "null" {
-		return "-"
-	}
-	var str string
-	if json.Unmarshal(raw, &str) == nil {
-		return orDash(str)
-	}
-	return s
+	fmt.Fprintf(w, "sessions:        %d recent\n\n", len(r.rows))
+	return printSessions(w, r.rows, now)
 }

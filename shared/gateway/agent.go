@@ -35,38 +35,6 @@ const internalChannel = inbound.Internal
 // (sessions.patch), as upstream names them.
 var thinkingLevels = []string{"off", "minimal", "low", "medium", "high", "xhigh"}
 
-// agentParams are the params of agent.
-//
-// ExtraSystemPrompt is appended to the run's system prompt and Timeout
-// (seconds) tightens agents.defaults.timeoutSeconds for the run. Thinking
-// is validated and accepted but not applied yet: no provider is asked for
-// extended thinking, so the session's own level stands.
-type agentParams struct {
-	Message           *string `json:"message"`
-	SessionKey        string  `json:"sessionKey"`
-	SessionID         string  `json:"sessionId"`
-	AgentID           string  `json:"agentId"`
-	Channel           string  `json:"channel"`
-	To                string  `json:"to"`
-	AccountID         string  `json:"accountId"`
-	ThreadID          string  `json:"threadId"`
-	Deliver           bool    `json:"deliver"`
-	Thinking          string  `json:"thinking"`
-	Timeout           *int64  `json:"timeout"` // seconds
-	ExtraSystemPrompt string  `json:"extraSystemPrompt"`
-	Label             *string `json:"label"`
-	SpawnedBy         *string `json:"spawnedBy"`
-	IdempotencyKey    string  `json:"idempotencyKey"`
-}
-
-// acceptance is the answer of agent and chat.send.
-type acceptance struct {
-	RunID      string `json:"runId"`
-	Status     string `json:"status"` // "accepted"
-	AcceptedAt int64  `json:"acceptedAt"`
-	SessionKey string `json:"sessionKey"`
-}
-
 // agent queues a message for a session's agent and answers at once with
 // the runId the runner will use; follow it with agent.wait.
 //
@@ -105,38 +73,31 @@ type acceptance struct {
 // spawnedBy needs the entry; 1 Update with label/spawnedBy on an existing
 // session; 1 MarkStop for a /stop (with Deps.Stops); 1 Enqueue.
 func (g *gateway) agent(ctx context.Context, params json.RawMessage) (any, error) {
-	var p agentParams
+	var p AgentParams
 	if err := decodeParams(params, &p); err != nil {
 		return nil, err
 	}
 	return g.accept(ctx, p)
 }
 
-// chatSendParams are the params of chat.send.
-type chatSendParams struct {
-	Message        *string `json:"message"`
-	SessionKey     string  `json:"sessionKey"`
-	SessionID      string  `json:"sessionId"`
-	IdempotencyKey string  `json:"idempotencyKey"`
-}
-
 // chatSend is agent with deliver false: the message is queued for the
 // session and the reply is kept in the transcript (read it with
 // chat.history).
 func (g *gateway) chatSend(ctx context.Context, params json.RawMessage) (any, error) {
-	var p chatSendParams
+	var p ChatSendParams
 	if err := decodeParams(params, &p); err != nil {
 		return nil, err
 	}
-	return g.accept(ctx, agentParams{Message: p.Message, SessionKey: p.SessionKey, SessionID: p.SessionID, IdempotencyKey: p.IdempotencyKey})
+	return g.accept(ctx, AgentParams{Message: p.Message, SessionKey: p.SessionKey, SessionID: p.SessionID, IdempotencyKey: p.IdempotencyKey})
 }
 
-func (p agentParams) validate() error {
+// validate checks p's fields; the error names the first bad one.
+func (p AgentParams) validate() error {
 	switch {
-	case p.Message == nil || strings.TrimSpace(*p.Message) == "":
+	case strings.TrimSpace(p.Message) == "":
 		return invalidf("params.message: required")
-	case len(*p.Message) > maxMessageBytes:
-		return invalidf("params.message: %d bytes, over %d", len(*p.Message), maxMessageBytes)
+	case len(p.Message) > maxMessageBytes:
+		return invalidf("params.message: %d bytes, over %d", len(p.Message), maxMessageBytes)
 	case len(p.IdempotencyKey) > maxIdempotencyKey:
 		return invalidf("params.idempotencyKey: over %d bytes", maxIdempotencyKey)
 	case p.Thinking != "" && !oneOf(p.Thinking, thinkingLevels):
@@ -155,7 +116,7 @@ func (p agentParams) validate() error {
 
 // accept resolves the session of p, checks the send policy, applies label
 // and spawnedBy, and hands the message to the ingest door (see agent).
-func (g *gateway) accept(ctx context.Context, p agentParams) (any, error) {
+func (g *gateway) accept(ctx context.Context, p AgentParams) (any, error) {
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
@@ -198,7 +159,7 @@ func (g *gateway) accept(ctx context.Context, p agentParams) (any, error) {
 
 // labelEntry writes label and spawnedBy on t's stored entry, when t exists
 // and p sets them.
-func (g *gateway) labelEntry(ctx context.Context, t target, p agentParams) error {
+func (g *gateway) labelEntry(ctx context.Context, t target, p AgentParams) error {
 	if !t.exists || (p.Label == nil && p.SpawnedBy == nil) {
 		return nil
 	}
@@ -222,7 +183,7 @@ func (g *gateway) labelEntry(ctx context.Context, t target, p agentParams) error
 // message is the inbound message of p for session t on channel, received
 // at nowMS. Its id is "api:" + idempotencyKey, or a random one without a
 // key.
-func (p agentParams) message(t target, channel string, nowMS int64) inbound.Message {
+func (p AgentParams) message(t target, channel string, nowMS int64) inbound.Message {
 	messageID := "api:" + p.IdempotencyKey
 	if p.IdempotencyKey == "" {
 		messageID = "api:" + rand.Text()
@@ -240,7 +201,7 @@ func (p agentParams) message(t target, channel string, nowMS int64) inbound.Mess
 		ChatType:   inbound.Direct,
 		To:         to,
 		ThreadID:   strings.TrimSpace(p.ThreadID),
-		Text:       *p.Message,
+		Text:       p.Message,
 		ReceivedAt: nowMS,
 
 		ExtraSystemPrompt: p.ExtraSystemPrompt,
@@ -275,7 +236,7 @@ func (g *gateway) enqueue(ctx context.Context, cfg *config.Config, msg inbound.M
 	}
 	switch o := out.(type) {
 	case ingest.Queued:
-		return acceptance{RunID: o.RunID, Status: "accepted", AcceptedAt: msg.ReceivedAt,
+		return AgentAccepted{RunID: o.RunID, Status: "accepted", AcceptedAt: msg.ReceivedAt,
 			SessionKey: session.Display(o.Message.SessionKey, cfg.Keys())}, nil
 	case ingest.Refused:
 		return nil, invalidf("params.message: refused: %s (%s)", o.Reason, o.Hint)
@@ -377,18 +338,6 @@ func oneOf(v string, allowed []string) bool {
 	return false
 }
 
-// waitParams are the params of agent.wait.
-type waitParams struct {
-	RunID     string `json:"runId"`
-	TimeoutMs *int64 `json:"timeoutMs"`
-}
-
-// waitResult is the answer of agent.wait.
-type waitResult struct {
-	RunID string `json:"runId"`
-	run.Result
-}
-
 // agentWait waits for a run to end, at most timeoutMs (default 30000,
 // clamped to MaxWait; 0 checks once), and answers
 // {runId, status: ok|error|timeout, startedAt?, endedAt?, error?}. A run
@@ -399,7 +348,7 @@ type waitResult struct {
 // ms and every second after that: about 4 Gets in the first second, then
 // 1 per second, about 29 for a full 25 s wait.
 func (g *gateway) agentWait(ctx context.Context, params json.RawMessage) (any, error) {
-	var p waitParams
+	var p WaitParams
 	if err := decodeParams(params, &p); err != nil {
 		return nil, err
 	}
@@ -421,7 +370,7 @@ func (g *gateway) agentWait(ctx context.Context, params json.RawMessage) (any, e
 	if err != nil {
 		return nil, err
 	}
-	return waitResult{RunID: p.RunID, Result: res}, nil
+	return waitResultOf(p.RunID, res), nil
 }
 
 // waitTimeout is how long agent.wait waits for timeoutMs (>= 0 or nil):

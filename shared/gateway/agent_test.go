@@ -51,7 +51,7 @@ func TestAgentThroughTheDoor(t *testing.T) {
 					d.Stops = d.Sessions.(ingest.StopMarker) // the in-memory store marks as DynamoDB does
 				}
 			})
-			var got acceptance
+			var got AgentAccepted
 			f.call(tt.method, tt.params).decode(t, &got)
 			if n := len(f.queue.messages()); n != 1 {
 				t.Fatalf("queued %d; want 1 (a /stop is queued too)", n)

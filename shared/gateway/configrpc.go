@@ -32,7 +32,7 @@ func (g *gateway) configGet(ctx context.Context, params json.RawMessage) (any, e
 	} else {
 		warnings = append(warnings, cfg.Warnings()...)
 	}
-	return map[string]any{"raw": string(raw), "version": version, "warnings": warnings}, nil
+	return ConfigGetResult{Raw: string(raw), Version: version, Warnings: warnings}, nil
 }
 
 // fetchConfig reads the stored document; a missing one is "{}", version "".
@@ -45,13 +45,6 @@ func (g *gateway) fetchConfig(ctx context.Context) ([]byte, string, error) {
 		return []byte("{}"), "", nil
 	}
 	return raw, version, err
-}
-
-// configPatchParams are the params of config.patch: exactly one of raw
-// and patch.
-type configPatchParams struct {
-	Raw   *string         `json:"raw"`
-	Patch json.RawMessage `json:"patch"`
 }
 
 // configPatch replaces or patches the stored zero.json: {version,
@@ -74,7 +67,7 @@ type configPatchParams struct {
 //
 // Store calls: raw: 1 Config.Put; patch: 1 Config.Fetch + 1 Config.Put.
 func (g *gateway) configPatch(ctx context.Context, params json.RawMessage) (any, error) {
-	var p configPatchParams
+	var p ConfigPatchParams
 	if err := decodeParams(params, &p); err != nil {
 		return nil, err
 	}
@@ -129,7 +122,7 @@ func (g *gateway) configPatch(ctx context.Context, params json.RawMessage) (any,
 		return nil, err
 	}
 	warnings := append([]string{}, cfg.Warnings()...)
-	return map[string]any{"version": version, "warnings": warnings}, nil
+	return ConfigPatchResult{Version: version, Warnings: warnings}, nil
 }
 
 // currentJSON reads the stored document as a JSON value: plain JSON as it
@@ -210,21 +203,12 @@ func mergePatch(target, patch any) any {
 	return t
 }
 
-// schemaKey is one row of config.schema.
-type schemaKey struct {
-	Path        string `json:"path"`
-	Type        string `json:"type"`
-	Default     any    `json:"default,omitempty"`
-	Required    bool   `json:"required,omitempty"`
-	Description string `json:"description"`
-}
-
 // schemaKeys is config.Schema as config.schema answers it: the table that
 // also drives decoding and the defaults, so it cannot drift from them.
-func schemaKeys() []schemaKey {
-	var keys []schemaKey
+func schemaKeys() []SchemaKey {
+	var keys []SchemaKey
 	for _, k := range config.Schema() {
-		keys = append(keys, schemaKey{Path: k.Path, Type: k.Kind.Type, Default: k.Default, Required: k.Required, Description: k.Help})
+		keys = append(keys, SchemaKey{Path: k.Path, Type: k.Kind.Type, Default: k.Default, Required: k.Required, Description: k.Help})
 	}
 	return keys
 }
@@ -238,5 +222,5 @@ func (g *gateway) configSchema(ctx context.Context, params json.RawMessage) (any
 	if err := decodeParams(params, &p); err != nil {
 		return nil, err
 	}
-	return map[string]any{"keys": schemaKeys()}, nil
+	return ConfigSchemaResult{Keys: schemaKeys()}, nil
 }

@@ -48,10 +48,10 @@ func TestConfigGet(t *testing.T) {
 func TestConfigSchema(t *testing.T) {
 	f := newFixture(t, "")
 	var got struct {
-		Keys []schemaKey
+		Keys []SchemaKey
 	}
 	f.call("config.schema", nil).decode(t, &got)
-	paths := map[string]schemaKey{}
+	paths := map[string]SchemaKey{}
 	var gotPaths []string
 	for _, k := range got.Keys {
 		paths[k.Path] = k

@@ -16,13 +16,6 @@ type EventReader interface {
 	Events(ctx context.Context, runID string, afterSeq int64, limit int) ([]run.Event, error)
 }
 
-// eventsParams are the params of agent.events.
-type eventsParams struct {
-	RunID    string `json:"runId"`
-	AfterSeq int64  `json:"afterSeq"`
-	Limit    int    `json:"limit"`
-}
-
 // agentEvents answers {runId, events: [{runId, seq, stream, ts, data}],
 // nextSeq} with the run's events after afterSeq (default 0), at most limit
 // (run.DefaultLimit, capped at run.MaxLimit): a client follows a run by
@@ -31,7 +24,7 @@ type eventsParams struct {
 //
 // Store calls: 1 Query.
 func (g *gateway) agentEvents(ctx context.Context, params json.RawMessage) (any, error) {
-	var p eventsParams
+	var p EventsParams
 	if err := decodeParams(params, &p); err != nil {
 		return nil, err
 	}
@@ -61,5 +54,5 @@ func (g *gateway) agentEvents(ctx context.Context, params json.RawMessage) (any,
 	if events == nil {
 		events = []run.Event{}
 	}
-	return map[string]any{"runId": p.RunID, "events": events, "nextSeq": next}, nil
+	return EventsResult{RunID: p.RunID, Events: events, NextSeq: next}, nil
 }

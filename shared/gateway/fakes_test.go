@@ -160,7 +160,7 @@ type response struct {
 	status int
 	OK     bool            `json:"ok"`
 	Result json.RawMessage `json:"result"`
-	Error  *errorBody      `json:"error"`
+	Error  *ErrorBody      `json:"error"`
 }
 
 // call posts {method, params} with the test token.

@@ -8,9 +8,11 @@
 // transcript log, the SQS queue, the SSM config parameter) into Deps.
 //
 // Methods (see each handler's doc comment for its contract and costs):
-// agent, agent.wait, chat.send, chat.history, sessions.list,
-// sessions.resolve, sessions.patch, sessions.delete, status, config.get,
-// config.schema, config.patch.
+// agent, agent.wait, agent.events, chat.send, chat.history,
+// sessions.list, sessions.resolve, sessions.patch, sessions.delete,
+// status, config.get, config.schema, config.patch. Their params and
+// results, and Request and Response, are exported (wire.go) so that
+// clients use the same types; testdata/wire pins their JSON.
 package gateway
 
 import (
@@ -142,18 +144,6 @@ var methods = map[string]handler{
 	"config.patch":     (*gateway).configPatch,
 }
 
-// request is the body of a call. Other top-level fields (a client's "id")
-// are ignored so clients may add them; params are decoded strictly.
-type request struct {
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
-}
-
-type errorBody struct {
-	Code    fault.Code `json:"code"`
-	Message string     `json:"message"`
-}
-
 // statusError carries an HTTP status that the fault code alone does not
 // imply (501 for a capability the store lacks).
 type statusError struct {
@@ -189,7 +179,7 @@ func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.writeError(ctx, w, "", fault.Wrap(fault.Invalid, err, "cannot read the request body"))
 		return
 	}
-	var req request
+	var req Request // other top-level fields (a client's "id") are ignored
 	if err := decodeStrict(body, &req, false); err != nil {
 		g.writeError(ctx, w, "", fault.Wrap(fault.Invalid, err, "malformed JSON body: want {\"method\": ..., \"params\": {...}}"))
 		return
@@ -212,7 +202,12 @@ func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.writeError(ctx, w, req.Method, err)
 		return
 	}
-	g.write(ctx, w, http.StatusOK, map[string]any{"ok": true, "result": result})
+	raw, err := encodeJSON(result)
+	if err != nil {
+		g.writeError(ctx, w, req.Method, fault.Wrap(fault.Internal, err, "internal error"))
+		return
+	}
+	g.write(ctx, w, http.StatusOK, Response{OK: true, Result: raw})
 }
 
 // authorized compares the bearer token in constant time. Both sides are
@@ -267,23 +262,32 @@ func (g *gateway) writeError(ctx context.Context, w http.ResponseWriter, method 
 		level = slog.LevelError
 	}
 	g.Log.Log(ctx, level, "gateway call failed", "method", method, "status", status, "code", code, "err", err)
-	g.write(ctx, w, status, map[string]any{"ok": false, "error": errorBody{Code: code, Message: fault.Message(err)}})
+	g.write(ctx, w, status, Response{Error: &ErrorBody{Code: code, Message: fault.Message(err)}})
 }
 
-func (g *gateway) write(ctx context.Context, w http.ResponseWriter, status int, body any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(body); err != nil {
+// write answers body with status, as one line of JSON.
+func (g *gateway) write(ctx context.Context, w http.ResponseWriter, status int, body Response) {
+	data, err := encodeJSON(body)
+	if err != nil {
 		g.Log.ErrorContext(ctx, "gateway: encode response", "err", err)
 		status = http.StatusInternalServerError
-		buf.Reset()
-		buf.WriteString(`{"ok":false,"error":{"code":"internal","message":"internal error"}}` + "\n")
+		data = []byte(`{"error":{"code":"internal","message":"internal error"},"ok":false}`)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	w.Write(buf.Bytes())
+	w.Write(append(data, '\n'))
+}
+
+// encodeJSON is v as compact JSON, with <, > and & left as they are.
+func encodeJSON(v any) (json.RawMessage, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // decodeParams decodes params strictly into dst: unknown fields, wrong

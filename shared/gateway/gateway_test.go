@@ -203,7 +203,7 @@ func TestAgent(t *testing.T) {
 				}
 				return
 			}
-			var got acceptance
+			var got AgentAccepted
 			r.decode(t, &got)
 			if got.Status != "accepted" || got.AcceptedAt != testNow.UnixMilli() || got.SessionKey != tc.wantKey || got.RunID != run.NewID(tc.want.ID) {
 				t.Fatalf("answer %+v; want accepted at %d, key %s, run %s", got, testNow.UnixMilli(), tc.wantKey, run.NewID(tc.want.ID))
@@ -229,7 +229,7 @@ func codeFor(status int) fault.Code {
 
 func TestAgentIdempotency(t *testing.T) {
 	f := newFixture(t, "")
-	var first, second acceptance
+	var first, second AgentAccepted
 	f.call("agent", map[string]any{"message": "hi", "idempotencyKey": "same"}).decode(t, &first)
 	f.now = f.now.Add(time.Second) // a retry, a moment later
 	f.call("agent", map[string]any{"message": "hi", "idempotencyKey": "same"}).decode(t, &second)
@@ -241,7 +241,7 @@ func TestAgentIdempotency(t *testing.T) {
 	}
 
 	// Without a key every call is a new message and a new run.
-	var a, b acceptance
+	var a, b AgentAccepted
 	f.call("chat.send", map[string]any{"message": "hi"}).decode(t, &a)
 	f.call("chat.send", map[string]any{"message": "hi"}).decode(t, &b)
 	if a.RunID == b.RunID {
@@ -252,7 +252,7 @@ func TestAgentIdempotency(t *testing.T) {
 func TestAgentLabel(t *testing.T) {
 	f := newFixture(t, "")
 	f.seed("agent:main:main", session.Entry{SessionID: "s1", AgentID: "main", UpdatedAt: 1})
-	var got acceptance
+	var got AgentAccepted
 	f.call("agent", map[string]any{"message": "hi", "label": " Research ", "spawnedBy": "agent:main:main"}).decode(t, &got)
 	e, err := f.sessions.Get(context.Background(), "agent:main:main")
 	if err != nil || e.Label != "Research" || e.SpawnedBy != "agent:main:main" {
@@ -270,7 +270,7 @@ func TestAgentLabel(t *testing.T) {
 
 func TestChatSend(t *testing.T) {
 	f := newFixture(t, "")
-	var got acceptance
+	var got AgentAccepted
 	f.call("chat.send", map[string]any{"message": "hello", "sessionKey": "main", "idempotencyKey": "c1"}).decode(t, &got)
 	msgs := f.queue.messages()
 	if got.RunID != run.NewID("api:c1") || len(msgs) != 1 || msgs[0].Channel != "internal" || msgs[0].SessionKey != "agent:main:main" {
@@ -287,14 +287,14 @@ func TestAgentWait(t *testing.T) {
 		name      string
 		record    *run.Record // stored before the wait; nil: the run does not exist
 		timeoutMs any
-		want      waitResult
+		want      WaitResult
 	}{
-		{"before the run exists", nil, 300, waitResult{RunID: "run_x", Result: run.Result{Status: "timeout"}}},
-		{"while it runs", &run.Record{Status: run.StatusRunning}, 300, waitResult{RunID: "run_x", Result: run.Result{Status: "timeout", StartedAt: started}}},
-		{"after it ended", &run.Record{Status: run.StatusOK, EndedAt: ended}, nil, waitResult{RunID: "run_x", Result: run.Result{Status: "ok", StartedAt: started, EndedAt: ended}}},
-		{"after it failed", &run.Record{Status: run.StatusError, EndedAt: ended, Error: "model refused"}, 0, waitResult{RunID: "run_x", Result: run.Result{Status: "error", StartedAt: started, EndedAt: ended, Error: "model refused"}}},
-		{"after it was aborted", &run.Record{Status: run.StatusAborted, EndedAt: ended}, 0, waitResult{RunID: "run_x", Result: run.Result{Status: "error", StartedAt: started, EndedAt: ended, Error: "aborted"}}},
-		{"after the run timed out", &run.Record{Status: run.StatusTimeout, EndedAt: ended, Error: "run timed out"}, 0, waitResult{RunID: "run_x", Result: run.Result{Status: "timeout", StartedAt: started, EndedAt: ended, Error: "run timed out"}}},
+		{"before the run exists", nil, 300, WaitResult{RunID: "run_x", Status: "timeout"}},
+		{"while it runs", &run.Record{Status: run.StatusRunning}, 300, WaitResult{RunID: "run_x", Status: "timeout", StartedAt: started}},
+		{"after it ended", &run.Record{Status: run.StatusOK, EndedAt: ended}, nil, WaitResult{RunID: "run_x", Status: "ok", StartedAt: started, EndedAt: ended}},
+		{"after it failed", &run.Record{Status: run.StatusError, EndedAt: ended, Error: "model refused"}, 0, WaitResult{RunID: "run_x", Status: "error", StartedAt: started, EndedAt: ended, Error: "model refused"}},
+		{"after it was aborted", &run.Record{Status: run.StatusAborted, EndedAt: ended}, 0, WaitResult{RunID: "run_x", Status: "error", StartedAt: started, EndedAt: ended, Error: "aborted"}},
+		{"after the run timed out", &run.Record{Status: run.StatusTimeout, EndedAt: ended, Error: "run timed out"}, 0, WaitResult{RunID: "run_x", Status: "timeout", StartedAt: started, EndedAt: ended, Error: "run timed out"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -315,7 +315,7 @@ func TestAgentWait(t *testing.T) {
 				params["timeoutMs"] = tc.timeoutMs
 			}
 			begin := time.Now()
-			var got waitResult
+			var got WaitResult
 			f.call("agent.wait", params).decode(t, &got)
 			if got != tc.want {
 				t.Fatalf("got %+v; want %+v", got, tc.want)
@@ -334,7 +334,7 @@ func TestAgentWait(t *testing.T) {
 			time.Sleep(150 * time.Millisecond)
 			f.runs.Finish(ctx, run.Record{RunID: "run_y", Status: run.StatusOK, EndedAt: ended}, nil)
 		}()
-		var got waitResult
+		var got WaitResult
 		f.call("agent.wait", map[string]any{"runId": "run_y", "timeoutMs": 5000}).decode(t, &got)
 		if got.Status != "ok" || got.EndedAt != ended {
 			t.Fatalf("got %+v; want ok", got)

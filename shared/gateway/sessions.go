@@ -32,40 +32,6 @@ const (
 
 var kinds = []string{session.KindMain, session.KindGroup, session.KindCron, session.KindHook, session.KindNode, session.KindOther}
 
-// Row is one session as sessions.list shows it: the seed's sessions_list
-// row. Token counts are the entry's (the store is the source of truth);
-// transcripts are never parsed for them.
-type Row struct {
-	Key             string            `json:"key"` // as callers see it (session.Display)
-	Kind            string            `json:"kind"`
-	Channel         string            `json:"channel"`
-	DisplayName     string            `json:"displayName,omitempty"`
-	UpdatedAt       int64             `json:"updatedAt"`
-	SessionID       string            `json:"sessionId"`
-	Model           string            `json:"model,omitempty"` // provider/model: the session's override, else the model that answered last
-	ContextTokens   int64             `json:"contextTokens"`
-	TotalTokens     int64             `json:"totalTokens"`
-	InputTokens     int64             `json:"inputTokens"`
-	OutputTokens    int64             `json:"outputTokens"`
-	ThinkingLevel   string            `json:"thinkingLevel,omitempty"`
-	VerboseLevel    string            `json:"verboseLevel,omitempty"`
-	SystemSent      bool              `json:"systemSent"`
-	AbortedLastRun  bool              `json:"abortedLastRun"`
-	SendPolicy      string            `json:"sendPolicy,omitempty"` // the entry's override; "" inherits the config
-	LastChannel     string            `json:"lastChannel,omitempty"`
-	LastTo          string            `json:"lastTo,omitempty"`
-	DeliveryContext *deliveryContext  `json:"deliveryContext,omitempty"`
-	TranscriptPath  string            `json:"transcriptPath"`
-	Label           string            `json:"label,omitempty"`
-	Messages        []json.RawMessage `json:"messages,omitzero"` // only with messageLimit > 0 ([] when none)
-}
-
-type deliveryContext struct {
-	Channel   string `json:"channel,omitempty"`
-	To        string `json:"to,omitempty"`
-	AccountID string `json:"accountId,omitempty"`
-}
-
 // rowOf builds the row of key's entry.
 func rowOf(cfg *config.Config, key string, e session.Entry) Row {
 	keys := cfg.Keys()
@@ -85,7 +51,7 @@ func rowOf(cfg *config.Config, key string, e session.Entry) Row {
 		r.Model = e.ModelProvider + "/" + e.Model
 	}
 	if d := e.DeliveryContext; d.Channel != "" || d.To != "" || d.AccountID != "" {
-		r.DeliveryContext = &deliveryContext{Channel: d.Channel, To: d.To, AccountID: d.AccountID}
+		r.DeliveryContext = &DeliveryContext{Channel: d.Channel, To: d.To, AccountID: d.AccountID}
 	}
 	return r
 }
@@ -109,17 +75,6 @@ func rowChannel(kind string, e session.Entry) string {
 	return ch
 }
 
-// listParams are the params of sessions.list.
-type listParams struct {
-	AgentID        string   `json:"agentId"`
-	Kinds          []string `json:"kinds"`
-	Limit          *int     `json:"limit"`
-	ActiveMinutes  *int64   `json:"activeMinutes"`
-	MessageLimit   *int     `json:"messageLimit"`
-	IncludeGlobal  bool     `json:"includeGlobal"`
-	IncludeUnknown bool     `json:"includeUnknown"`
-}
-
 // sessionsList lists an agent's sessions, newest first:
 // {sessions: [Row]}. limit defaults to session.DefaultListLimit and is
 // capped at session.MaxListLimit; kinds filters by Row.Kind (the store
@@ -134,31 +89,13 @@ type listParams struct {
 // messages (usually 1 window of up to 8 part reads; rows up to 8 at
 // once).
 func (g *gateway) sessionsList(ctx context.Context, params json.RawMessage) (any, error) {
-	var p listParams
+	var p ListParams
 	if err := decodeParams(params, &p); err != nil {
 		return nil, err
 	}
-	limit := session.DefaultListLimit
-	if p.Limit != nil {
-		if *p.Limit < 1 {
-			return nil, invalidf("params.limit: must be >= 1, got %d", *p.Limit)
-		}
-		limit = min(*p.Limit, session.MaxListLimit)
-	}
-	for i, k := range p.Kinds {
-		if !oneOf(k, kinds) {
-			return nil, invalidf("params.kinds[%d]: must be one of %s, got %q", i, strings.Join(kinds, ", "), k)
-		}
-	}
-	if p.ActiveMinutes != nil && *p.ActiveMinutes < 0 {
-		return nil, invalidf("params.activeMinutes: must be >= 0, got %d", *p.ActiveMinutes)
-	}
-	messages := 0
-	if p.MessageLimit != nil {
-		if *p.MessageLimit < 0 || *p.MessageLimit > maxRowMessages {
-			return nil, invalidf("params.messageLimit: must be 0-%d, got %d", maxRowMessages, *p.MessageLimit)
-		}
-		messages = *p.MessageLimit
+	limit, messages, err := p.check()
+	if err != nil {
+		return nil, err
 	}
 	if g.Sessions == nil {
 		return nil, missing("Sessions")
@@ -181,24 +118,8 @@ func (g *gateway) sessionsList(ctx context.Context, params json.RawMessage) (any
 	if err != nil {
 		return nil, err
 	}
-	var reserved []string
-	if p.IncludeGlobal {
-		reserved = append(reserved, session.KeyGlobal)
-	}
-	if p.IncludeUnknown {
-		reserved = append(reserved, session.KeyUnknown)
-	}
-	for _, key := range reserved {
-		e, err := g.Sessions.Get(ctx, key)
-		switch {
-		case fault.Is(err, fault.NotFound):
-			continue
-		case err != nil:
-			return nil, err
-		case e.UpdatedAt < q.ActiveSince:
-			continue
-		}
-		listed = append(listed, session.Listed{Key: key, Entry: e})
+	if listed, err = g.addReserved(ctx, listed, p, q.ActiveSince); err != nil {
+		return nil, err
 	}
 	slices.SortStableFunc(listed, func(a, b session.Listed) int { return cmp.Compare(b.Entry.UpdatedAt, a.Entry.UpdatedAt) })
 
@@ -220,7 +141,60 @@ func (g *gateway) sessionsList(ctx context.Context, params json.RawMessage) (any
 			return nil, err
 		}
 	}
-	return map[string]any{"sessions": rows}, nil
+	return ListResult{Sessions: rows}, nil
+}
+
+// check validates p and returns the row limit (session.DefaultListLimit
+// when unset, capped at session.MaxListLimit) and the messages per row.
+func (p ListParams) check() (limit, messages int, err error) {
+	limit = session.DefaultListLimit
+	if p.Limit != nil {
+		if *p.Limit < 1 {
+			return 0, 0, invalidf("params.limit: must be >= 1, got %d", *p.Limit)
+		}
+		limit = min(*p.Limit, session.MaxListLimit)
+	}
+	for i, k := range p.Kinds {
+		if !oneOf(k, kinds) {
+			return 0, 0, invalidf("params.kinds[%d]: must be one of %s, got %q", i, strings.Join(kinds, ", "), k)
+		}
+	}
+	if p.ActiveMinutes != nil && *p.ActiveMinutes < 0 {
+		return 0, 0, invalidf("params.activeMinutes: must be >= 0, got %d", *p.ActiveMinutes)
+	}
+	if p.MessageLimit != nil {
+		if *p.MessageLimit < 0 || *p.MessageLimit > maxRowMessages {
+			return 0, 0, invalidf("params.messageLimit: must be 0-%d, got %d", maxRowMessages, *p.MessageLimit)
+		}
+		messages = *p.MessageLimit
+	}
+	return limit, messages, nil
+}
+
+// addReserved appends the reserved sessions p asks for (includeGlobal,
+// includeUnknown) to listed, when they exist and were updated at or
+// after activeSince (epoch ms).
+func (g *gateway) addReserved(ctx context.Context, listed []session.Listed, p ListParams, activeSince int64) ([]session.Listed, error) {
+	var reserved []string
+	if p.IncludeGlobal {
+		reserved = append(reserved, session.KeyGlobal)
+	}
+	if p.IncludeUnknown {
+		reserved = append(reserved, session.KeyUnknown)
+	}
+	for _, key := range reserved {
+		e, err := g.Sessions.Get(ctx, key)
+		switch {
+		case fault.Is(err, fault.NotFound):
+			continue
+		case err != nil:
+			return nil, err
+		case e.UpdatedAt < activeSince:
+			continue
+		}
+		listed = append(listed, session.Listed{Key: key, Entry: e})
+	}
+	return listed, nil
 }
 
 // addMessages fills each row's last n user/assistant messages, reading
@@ -255,14 +229,6 @@ func (g *gateway) addMessages(ctx context.Context, rows []Row, entries []session
 	return first
 }
 
-// historyParams are the params of chat.history.
-type historyParams struct {
-	SessionKey   string `json:"sessionKey"`
-	SessionID    string `json:"sessionId"`
-	Limit        *int   `json:"limit"`
-	IncludeTools bool   `json:"includeTools"`
-}
-
 // uuidShape matches a sessionId, so that chat.history's sessionKey also
 // accepts one (as the seed's sessions_history does).
 var uuidShape = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
@@ -280,7 +246,7 @@ var uuidShape = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4
 // until limit messages are found (one part per turn: 1-2 windows for the
 // default limit). Transcripts without Part read every part.
 func (g *gateway) chatHistory(ctx context.Context, params json.RawMessage) (any, error) {
-	var p historyParams
+	var p HistoryParams
 	if err := decodeParams(params, &p); err != nil {
 		return nil, err
 	}
@@ -311,7 +277,7 @@ func (g *gateway) chatHistory(ctx context.Context, params json.RawMessage) (any,
 			return nil, err
 		}
 	}
-	return map[string]any{"sessionKey": session.Display(key, cfg.Keys()), "sessionId": e.SessionID, "messages": msgs}, nil
+	return HistoryResult{SessionKey: session.Display(key, cfg.Keys()), SessionID: e.SessionID, Messages: msgs}, nil
 }
 
 // findSession returns an existing session by sessionId, else by key
@@ -345,19 +311,12 @@ func (g *gateway) findSession(ctx context.Context, cfg *config.Config, key, sess
 	return k, e, err
 }
 
-// resolveParams are the params of sessions.resolve.
-type resolveParams struct {
-	SessionID string `json:"sessionId"`
-	Label     string `json:"label"`
-	AgentID   string `json:"agentId"`
-}
-
 // sessionsResolve finds a session's key: {key, sessionId}. By sessionId
 // (1 Lookup), or by label, matched trimmed and case-insensitively among
 // the agent's newest session.MaxListLimit sessions (1 List); when several
 // match, the most recently updated wins. Not found: 404.
 func (g *gateway) sessionsResolve(ctx context.Context, params json.RawMessage) (any, error) {
-	var p resolveParams
+	var p ResolveParams
 	if err := decodeParams(params, &p); err != nil {
 		return nil, err
 	}
@@ -383,7 +342,7 @@ func (g *gateway) sessionsResolve(ctx context.Context, params json.RawMessage) (
 			}
 			return nil, err
 		}
-		return map[string]string{"key": session.Display(key, cfg.Keys()), "sessionId": e.SessionID}, nil
+		return ResolveResult{Key: session.Display(key, cfg.Keys()), SessionID: e.SessionID}, nil
 	}
 	agent := agentOr(cfg, p.AgentID)
 	listed, err := g.Sessions.List(ctx, session.ListQuery{AgentID: agent, Limit: session.MaxListLimit})
@@ -392,23 +351,10 @@ func (g *gateway) sessionsResolve(ctx context.Context, params json.RawMessage) (
 	}
 	for _, l := range listed { // newest first
 		if strings.EqualFold(strings.TrimSpace(l.Entry.Label), label) {
-			return map[string]string{"key": session.Display(l.Key, cfg.Keys()), "sessionId": l.Entry.SessionID}, nil
+			return ResolveResult{Key: session.Display(l.Key, cfg.Keys()), SessionID: l.Entry.SessionID}, nil
 		}
 	}
 	return nil, fault.New(fault.NotFound, "no session of agent %q has label %q", agent, label)
-}
-
-// patchParams are the params of sessions.patch. Pointers tell an absent
-// field (unchanged) from an empty one (cleared).
-type patchParams struct {
-	Key            string  `json:"key"`
-	Label          *string `json:"label"`
-	SendPolicy     *string `json:"sendPolicy"`
-	Model          *string `json:"model"`
-	ThinkingLevel  *string `json:"thinkingLevel"`
-	VerboseLevel   *string `json:"verboseLevel"`
-	ReasoningLevel *string `json:"reasoningLevel"`
-	QueueMode      *string `json:"queueMode"`
 }
 
 // Levels sessions.patch accepts ("" clears the field). The runner reads
@@ -427,7 +373,7 @@ var (
 //
 // Store calls: 1 Update (1 Get when no field is given).
 func (g *gateway) sessionsPatch(ctx context.Context, params json.RawMessage) (any, error) {
-	var p patchParams
+	var p PatchParams
 	if err := decodeParams(params, &p); err != nil {
 		return nil, err
 	}
@@ -463,11 +409,11 @@ func (g *gateway) sessionsPatch(ctx context.Context, params json.RawMessage) (an
 		}
 		return nil, err
 	}
-	return map[string]any{"key": session.Display(key, cfg.Keys()), "entry": e}, nil
+	return PatchResult{Key: session.Display(key, cfg.Keys()), Entry: e}, nil
 }
 
 // patchOf validates p and returns the changes to apply, in field order.
-func patchOf(cfg *config.Config, p patchParams) ([]func(*session.Entry), error) {
+func patchOf(cfg *config.Config, p PatchParams) ([]func(*session.Entry), error) {
 	var set []func(*session.Entry)
 	if p.Label != nil {
 		label := strings.TrimSpace(*p.Label)
@@ -521,12 +467,6 @@ func patchOf(cfg *config.Config, p patchParams) ([]func(*session.Entry), error) 
 	return set, nil
 }
 
-// deleteParams are the params of sessions.delete.
-type deleteParams struct {
-	Key              string `json:"key"`
-	DeleteTranscript bool   `json:"deleteTranscript"`
-}
-
 // TranscriptDeleter is the optional capability of Deps.Transcripts behind
 // sessions.delete's deleteTranscript (transcript.Log has it).
 type TranscriptDeleter interface {
@@ -544,7 +484,7 @@ type TranscriptDeleter interface {
 // Store calls: 1 Delete; with deleteTranscript also 1 Get, 1 List and one
 // object delete per transcript part.
 func (g *gateway) sessionsDelete(ctx context.Context, params json.RawMessage) (any, error) {
-	var p deleteParams
+	var p DeleteParams
 	if err := decodeParams(params, &p); err != nil {
 		return nil, err
 	}
@@ -560,7 +500,7 @@ func (g *gateway) sessionsDelete(ctx context.Context, params json.RawMessage) (a
 		return nil, err
 	}
 	key := session.Canonical(agentOr(cfg, ""), p.Key, "", cfg.Keys())
-	out := map[string]any{"key": session.Display(key, cfg.Keys()), "deleted": true}
+	out := DeleteResult{Key: session.Display(key, cfg.Keys()), Deleted: true}
 	if p.DeleteTranscript {
 		td, ok := g.Transcripts.(TranscriptDeleter)
 		if !ok {
@@ -575,7 +515,7 @@ func (g *gateway) sessionsDelete(ctx context.Context, params json.RawMessage) (a
 			if err := td.Delete(ctx, path); err != nil {
 				return nil, err
 			}
-			out["transcriptDeleted"] = path
+			out.TranscriptDeleted = path
 		case !fault.Is(err, fault.NotFound):
 			return nil, err
 		}
@@ -620,9 +560,5 @@ func (g *gateway) status(ctx context.Context, params json.RawMessage) (any, erro
 			return nil, err
 		}
 	}
-	out := map[string]any{"ok": true, "sessions": rows, "configVersion": version}
-	if g.Store != "" {
-		out["store"] = g.Store
-	}
-	return out, nil
+	return StatusResult{OK: true, Sessions: rows, ConfigVersion: version, Store: g.Store}, nil
 }

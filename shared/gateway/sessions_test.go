@@ -131,7 +131,7 @@ func TestSessionsList(t *testing.T) {
 		want := []Row{
 			{Key: mainKey, Kind: "main", Channel: "telegram", UpdatedAt: nowMS - minuteMS, SessionID: mainSID, Model: "openai/gpt-5",
 				ContextTokens: 200000, TotalTokens: 120, InputTokens: 100, OutputTokens: 20, ThinkingLevel: "low", SystemSent: true,
-				LastChannel: "telegram", LastTo: "42", DeliveryContext: &deliveryContext{Channel: "telegram", To: "42", AccountID: "bot"},
+				LastChannel: "telegram", LastTo: "42", DeliveryContext: &DeliveryContext{Channel: "telegram", To: "42", AccountID: "bot"},
 				TranscriptPath: "agents/main/sessions/" + mainSID + ".jsonl", Label: "Home"},
 			{Key: groupKey, Kind: "group", Channel: "telegram", DisplayName: "Family", UpdatedAt: nowMS - 2*minuteMS, SessionID: "g1",
 				Model: "anthropic/claude", SendPolicy: "deny", LastChannel: "telegram", TranscriptPath: "agents/main/sessions/g1.jsonl"},
