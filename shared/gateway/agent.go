@@ -140,21 +140,39 @@ func (g *gateway) accept(ctx context.Context, p AgentParams) (any, error) {
 			return nil, err
 		}
 	}
-	channel := internalChannel
+	channel, chatType := internalChannel, inbound.Direct
 	if p.Deliver {
-		channel = strings.ToLower(strings.TrimSpace(p.Channel))
+		channel, chatType = strings.ToLower(strings.TrimSpace(p.Channel)), deliveredChatType(target, cfg)
 		override := ""
 		if target.exists {
 			override = target.entry.SendPolicy
 		}
-		if !cfg.SendPolicy().Allows(target.key, channel, inbound.Direct, override) {
+		if !cfg.SendPolicy().Allows(target.key, channel, chatType, override) {
 			return nil, invalidf("sending is denied for this session by session.sendPolicy")
 		}
 	}
 	if err := g.labelEntry(ctx, target, p); err != nil {
 		return nil, err
 	}
-	return g.enqueue(ctx, cfg, p.message(target, channel, g.nowMS()))
+	msg := p.message(target, channel, g.nowMS())
+	msg.ChatType = chatType
+	return g.enqueue(ctx, cfg, msg)
+}
+
+// deliveredChatType is the chat type a delivered run keeps: the stored
+// entry's, else the shape of its key, so a group session stays a group and
+// the group's send policy applies to what the run sends there.
+func deliveredChatType(t target, cfg *config.Config) string {
+	if t.exists && t.entry.ChatType != "" {
+		return t.entry.ChatType
+	}
+	if session.Kind(t.key, cfg.Keys()) != session.KindGroup {
+		return inbound.Direct
+	}
+	if k := session.Stripped(t.key); strings.HasPrefix(k, "channel:") || strings.Contains(k, ":channel:") {
+		return inbound.Channel
+	}
+	return inbound.Group
 }
 
 // labelEntry writes label and spawnedBy on t's stored entry, when t exists

@@ -9,7 +9,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/zero-gateway/zero/shared/fault"
+	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/ingest"
+	"github.com/zero-gateway/zero/shared/session"
 	"github.com/zero-gateway/zero/shared/turn"
 )
 
@@ -82,5 +84,50 @@ func TestAgentStopMarkFails(t *testing.T) {
 		wantError(t, http.StatusServiceUnavailable, fault.Unavailable, "")
 	if n := len(f.queue.messages()); n != 0 {
 		t.Fatalf("queued %d; want nothing", n)
+	}
+}
+
+// TestAgentDeliverKeepsTheChatType: a delivered run to a group session
+// stays a group (the stored entry's chat type, else the key's shape), so
+// the group's send policy applies instead of the direct chats'.
+func TestAgentDeliverKeepsTheChatType(t *testing.T) {
+	const groupKey = "agent:main:telegram:group:-100"
+	denyGroups := `{session: {sendPolicy: {rules: [{action: "deny", match: {chatType: "group"}}]}}}`
+	tests := []struct {
+		name     string
+		doc      string
+		seed     *session.Entry
+		key      string
+		wantType string // queued chat type; "" = refused
+	}{
+		{name: "a stored group stays a group", key: groupKey, seed: &session.Entry{SessionID: "g1", ChatType: inbound.Group, Channel: "telegram"}, wantType: inbound.Group},
+		{name: "a new group key is a group", key: groupKey, wantType: inbound.Group},
+		{name: "a channel key is a channel", key: "agent:main:telegram:channel:-200", wantType: inbound.Channel},
+		{name: "a direct key stays direct", key: "agent:main:main", wantType: inbound.Direct},
+		{name: "a group deny rule applies to a stored group", doc: denyGroups, key: groupKey, seed: &session.Entry{SessionID: "g1", ChatType: inbound.Group, Channel: "telegram"}},
+		{name: "a group deny rule applies to a new group key", doc: denyGroups, key: groupKey},
+		{name: "a group deny rule leaves direct chats alone", doc: denyGroups, key: "agent:main:main", wantType: inbound.Direct},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, tt.doc)
+			if tt.seed != nil {
+				f.seed(tt.key, *tt.seed)
+			}
+			r := f.call("agent", map[string]any{"message": "hi", "sessionKey": tt.key, "deliver": true, "channel": "telegram", "to": "-100", "idempotencyKey": "k"})
+			if tt.wantType == "" {
+				r.wantError(t, http.StatusBadRequest, fault.Invalid, "sending is denied for this session by session.sendPolicy")
+				if n := len(f.queue.messages()); n != 0 {
+					t.Fatalf("queued %d; want nothing", n)
+				}
+				return
+			}
+			var got AgentAccepted
+			r.decode(t, &got)
+			msgs := f.queue.messages()
+			if len(msgs) != 1 || msgs[0].ChatType != tt.wantType {
+				t.Fatalf("queued %+v; want one message of chat type %q", msgs, tt.wantType)
+			}
+		})
 	}
 }
