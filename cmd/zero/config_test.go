@@ -54,6 +54,7 @@ func TestConfigCheck(t *testing.T) {
 	valid := writeFile(t, "zero.json", validConfig)
 	invalid := writeFile(t, "bad.json", invalidConfig)
 	syntax := writeFile(t, "syntax.json", `{channels: `)
+	shared := writeFile(t, "shared.json", `{channels: {telegram: {allowFrom: ["42", "43"]}}}`)
 	tests := []struct {
 		name       string
 		args       []string
@@ -63,6 +64,8 @@ func TestConfigCheck(t *testing.T) {
 		wantStderr string
 	}{
 		{name: "valid file", args: []string{valid}, wantStdout: valid + ": valid (1 warnings)", wantStderr: "warning: " + valid + ": notAKey: unknown key"},
+		{name: "several senders sharing the main session", args: []string{shared}, wantStdout: shared + ": valid (1 warnings)",
+			wantStderr: `warning: ` + shared + `: session.dmScope: "main" while allowFrom admits 2 senders`},
 		{name: "invalid names the key", args: []string{invalid}, wantErr: "session.dmScope"},
 		{name: "invalid names the file", args: []string{invalid}, wantErr: invalid},
 		{name: "syntax error", args: []string{syntax}, wantErr: "syntax"},

@@ -174,8 +174,8 @@ const notRun = "not run: the run reached its limit of tool rounds"
 
 // Reply derives the text to deliver from a run's messages, so a retried
 // turn that adopts a recorded run replies exactly as the first attempt
-// would have: the last assistant text, where SilentToken (alone, at the
-// start or as the last word) means no reply; a note when the run stopped
+// would have: the last assistant text, where SilentToken (the whole
+// text, surrounding whitespace allowed) means no reply; a note when the run stopped
 // at its iteration bound; and, when nothing renderable is left and a tool
 // failed, a fallback naming the failure.
 func Reply(msgs []model.Message) string {
@@ -294,13 +294,11 @@ func (l *Loop) trim(s string) string {
 	return s[:cut] + fmt.Sprintf("\n[… %d more bytes cut]", len(s)-cut)
 }
 
-func silent(t string) bool {
-	if t == SilentToken || strings.HasPrefix(t, SilentToken) {
-		return true
-	}
-	fields := strings.Fields(t)
-	return len(fields) > 0 && strings.TrimRight(fields[len(fields)-1], ".!") == SilentToken
-}
+// silent reports whether a reply is the silent token: exactly SilentToken,
+// surrounding whitespace allowed. The token inside or around other words
+// ("NO_REPLY needed", "NO_REPLYING", "done. NO_REPLY") is text, so a
+// reply that mentions it is never swallowed.
+func silent(t string) bool { return strings.TrimSpace(t) == SilentToken }
 
 func add(a, b model.Usage) model.Usage {
 	return model.Usage{

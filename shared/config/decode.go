@@ -57,6 +57,7 @@ func decode(root *node, read func(k *Key, path string)) (*Config, []string, erro
 	d.members("", top, c)
 	if d.r.err == nil {
 		resolveTimeZone(c, Value{d: d})
+		warnSharedMain(c, d.r)
 	}
 	return c, d.r.warnings, d.r.err
 }

@@ -23,7 +23,8 @@ func (c *Config) DefaultModel(agentID string) (ref model.Ref, ok bool) {
 	return model.Ref{}, false
 }
 
-// ResolveModel resolves what a user typed after /new, in order:
+// ResolveModel resolves a model name given where a model is expected
+// (the gateway's sessions.patch), in order:
 //   - an alias from agents.defaults.models (case-insensitive, exact);
 //   - a "provider/model" ref, taken as written;
 //   - a provider name, matched case-insensitively exactly, else as the
@@ -61,6 +62,50 @@ func (c *Config) ResolveModel(input string) (model.Ref, bool) {
 	}
 	for _, ref := range configured {
 		if ref.Provider == provider {
+			return ref, true
+		}
+	}
+	return model.Ref{}, false
+}
+
+// ResetModel resolves the word after /new or /reset as a model only when
+// the config names it, so that ordinary text is never taken for one
+// ("/new 1/2 cup of flour" asks "1/2 cup of flour"):
+//   - an alias from agents.defaults.models (case-insensitive, exact);
+//   - a "provider/model" the config lists (agents.defaults.model and its
+//     fallbacks, the agents.defaults.models keys, agents.list[].model),
+//     matched case-insensitively and returned as listed; an owner may name
+//     any "provider/model" of a known provider (built-in or configured);
+//   - a provider's exact name (case-insensitive), naming its configured
+//     model as ResolveModel does. No prefixes and no typos: a word of the
+//     message must not be guessed into a model.
+func (c *Config) ResetModel(input string, owner bool) (model.Ref, bool) {
+	input = strings.TrimSpace(input)
+	if input == "" {
+		return model.Ref{}, false
+	}
+	for _, m := range c.Agents.Defaults.Models {
+		if m.Alias != "" && strings.EqualFold(m.Alias, input) {
+			return m.Ref, true
+		}
+	}
+	configured := c.configuredModels()
+	if strings.Contains(input, "/") {
+		ref, err := model.ParseRef(input)
+		if err != nil {
+			return model.Ref{}, false
+		}
+		for _, listed := range configured {
+			if listed.Provider == ref.Provider && strings.EqualFold(listed.Name, ref.Name) {
+				return listed, true
+			}
+		}
+		known := slices.Contains(builtinProviders, ref.Provider) ||
+			slices.ContainsFunc(configured, func(r model.Ref) bool { return r.Provider == ref.Provider })
+		return ref, owner && known
+	}
+	for _, ref := range configured {
+		if strings.EqualFold(ref.Provider, input) {
 			return ref, true
 		}
 	}

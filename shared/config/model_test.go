@@ -104,6 +104,46 @@ func TestResolveModel(t *testing.T) {
 	}
 }
 
+func TestResetModel(t *testing.T) {
+	c := mustParse(t, modelsDoc)
+	tests := []struct {
+		name  string
+		input string
+		owner bool
+		want  string // "" means the word is not a model: it starts the message
+	}{
+		{"alias", "GPT", false, "openai/gpt-5.2"},
+		{"alias case-insensitive", "Opus", false, "anthropic/claude-opus-4"},
+		{"a catalog model", "openai/gpt-5-mini", false, "openai/gpt-5-mini"},
+		{"a catalog model in another case, as listed", "OpenAI/GPT-5-MINI", false, "openai/gpt-5-mini"},
+		{"the defaults' model", "anthropic/claude-sonnet-4-5", false, "anthropic/claude-sonnet-4-5"},
+		{"a fallback", "mistral/large", false, "mistral/large"},
+		{"an agent's model", "google/gemini-2.5-pro", false, "google/gemini-2.5-pro"},
+		{"a provider's exact name", "anthropic", false, "anthropic/claude-sonnet-4-5"},
+		{"an unlisted model", "openai/gpt-4o", false, ""},
+		{"an owner may name any model of a known provider", "openai/gpt-4o", true, "openai/gpt-4o"},
+		{"an owner's model of a configured provider", "ollama/llama3", true, "ollama/llama3"},
+		{"a fraction is text even for an owner", "1/2", true, ""},
+		{"a path is text", "src/main.go", false, ""},
+		{"a provider prefix is text", "anth", false, ""},
+		{"a typo is text", "opneai", false, ""},
+		{"a word is text", "banana", false, ""},
+		{"empty", " ", true, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ref, ok := c.ResetModel(tc.input, tc.owner)
+			got := ""
+			if ok {
+				got = ref.String()
+			}
+			if got != tc.want {
+				t.Errorf("ResetModel(%q, owner %v) = %q; want %q", tc.input, tc.owner, got, tc.want)
+			}
+		})
+	}
+}
+
 func TestEditDistance(t *testing.T) {
 	tests := []struct {
 		a, b string

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/session"
 )
 
@@ -95,7 +96,7 @@ func answerQueue(p *Processor, _ context.Context, t *turnState, e *session.Entry
 // answerContext reports what the next run's system prompt holds, largest
 // first.
 func answerContext(p *Processor, ctx context.Context, t *turnState, e *session.Entry) (string, error) {
-	report := p.prompt(ctx, e.AgentID, p.tools(t, *e, p.modelFor(t.cfg, *e))).Report
+	report := p.prompt(ctx, e.AgentID, p.tools(ctx, t, *e, p.modelFor(t.cfg, *e))).Report
 	if t.cmd.arg == "detail" {
 		return report.Detail(), nil
 	}
@@ -130,15 +131,21 @@ func (p *Processor) setSendPolicy(ctx context.Context, t *turnState, e *session.
 
 // status answers /status from the entry, without the model.
 func (p *Processor) status(t *turnState, e session.Entry) string {
+	return p.statusOf(t.cfg, t.msg.SessionKey, e, t.reset == ResetStale)
+}
+
+// statusOf is the status report of the session key whose entry is e;
+// expired says the session just replaced one that expired.
+func (p *Processor) statusOf(cfg *config.Config, key string, e session.Entry, expired bool) string {
 	var b strings.Builder
 	b.WriteString("ZERO is reachable.\n")
-	fmt.Fprintf(&b, "Session: %s\n", session.Display(t.msg.SessionKey, t.cfg.Keys()))
+	fmt.Fprintf(&b, "Session: %s\n", session.Display(key, cfg.Keys()))
 	fmt.Fprintf(&b, "Session id: %s", e.SessionID)
-	if t.reset == ResetStale {
+	if expired {
 		b.WriteString(" (new: the previous session expired)")
 	}
 	b.WriteString("\n")
-	ref := p.modelFor(t.cfg, e)
+	ref := p.modelFor(cfg, e)
 	source := "default"
 	if e.ModelOverride != "" {
 		source = "set for this session"
@@ -155,7 +162,7 @@ func (p *Processor) status(t *turnState, e session.Entry) string {
 		policy = "set for this session"
 	}
 	state := "on"
-	if !t.cfg.SendPolicy().Allows(t.msg.SessionKey, e.Channel, e.ChatType, e.SendPolicy) {
+	if !cfg.SendPolicy().Allows(key, e.Channel, e.ChatType, e.SendPolicy) {
 		state = "off"
 	}
 	fmt.Fprintf(&b, "Sending: %s (%s)", state, policy)

@@ -196,3 +196,59 @@ func TestReasoningShownOnRequest(t *testing.T) {
 		t.Fatalf("assistant line content %+v; want the thinking block recorded", c)
 	}
 }
+
+// windowModel is a scriptModel whose provider reports a context window.
+type windowModel struct {
+	*scriptModel
+	window int64
+}
+
+func (w windowModel) ContextWindow(string) (int64, bool) { return w.window, true }
+
+// TestAutoCompactionWithoutContextTokens: with no
+// agents.defaults.contextTokens, the window comes from the model (the
+// provider's report, the known-models table, else the stated default), so
+// a long session compacts before the model ever reports an overflow, and
+// the entry's contextTokens is the window in use.
+func TestAutoCompactionWithoutContextTokens(t *testing.T) {
+	tests := []struct {
+		name        string
+		model       string // agents.defaults.model
+		reported    int64  // the provider's reported window; 0: none
+		used        int64  // the context the third turn leaves
+		wantCompact bool
+		wantWindow  int64
+	}{
+		{"gpt-4o nearly full", "openai/gpt-4o", 0, 110_000, true, 128_000},
+		{"gpt-4o with room", "openai/gpt-4o", 0, 100_000, false, 128_000},
+		{"gpt-4.1 has a million", "openai/gpt-4.1", 0, 110_000, false, 1_047_576},
+		{"claude nearly full", "anthropic/claude-sonnet-4-5", 0, 185_000, true, 200_000},
+		{"an unknown model: the default window", "ollama/qwen3", 0, 110_000, true, model.DefaultContextWindow},
+		{"the provider's reported window", "ollama/qwen3", 40_000, 25_000, true, 40_000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRig()
+			r.settings.set(`{agents: {defaults: {model: "` + tt.model + `"}}, channels: {telegram: {allowFrom: ["*"]}}}`)
+			llm := &scriptModel{summary: "the user said t1", answers: []model.Response{used("a1", 1000), used("a2", 2000), used("a3", tt.used), used("a4", 3000)}}
+			var client model.Client = llm
+			if tt.reported > 0 {
+				client = windowModel{llm, tt.reported}
+			}
+			ref, _ := model.ParseRef(tt.model)
+			r.proc.Models[ref.Provider] = client
+			for i := 1; i <= 4; i++ {
+				r.handle(t, msg(i, fmt.Sprintf("t%d", i)))
+			}
+			if got := len(llm.summaries) == 1; got != tt.wantCompact {
+				t.Fatalf("%d compactions; want compaction before turn 4: %v", len(llm.summaries), tt.wantCompact)
+			}
+			if got := strings.HasPrefix(roles(llm.seen[3].Messages), "user:Summary of the earlier conversation"); got != tt.wantCompact {
+				t.Fatalf("turn 4 context %s; want it compacted: %v", roles(llm.seen[3].Messages), tt.wantCompact)
+			}
+			if e := r.entry(t, "agent:main:main"); e.ContextTokens != tt.wantWindow {
+				t.Fatalf("contextTokens %d; want the window in use, %d", e.ContextTokens, tt.wantWindow)
+			}
+		})
+	}
+}

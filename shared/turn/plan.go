@@ -83,7 +83,7 @@ func PlanTurn(snap Snapshot, m inbound.Message, cfg *config.Config, now time.Tim
 	}
 	switch {
 	case cmd.reset:
-		p.Prompt, p.Model = resetPrompt(cmd.rest, cfg)
+		p.Prompt, p.Model = resetPrompt(cmd.rest, cfg, cfg.IsOwner(m.Channel, m.From))
 	case cmd.spec != nil:
 		p.Step = cmd.spec.step
 	}
@@ -107,14 +107,20 @@ func resetReason(snap Snapshot, m inbound.Message, cfg *config.Config, cmd comma
 	return ResetNone
 }
 
-// resetPrompt splits what follows a reset trigger into a model choice (an
-// alias or a model the config resolves) and the prompt; a trigger sent
-// alone gets a greeting turn confirming the reset.
-func resetPrompt(rest string, cfg *config.Config) (string, model.Ref) {
+// resetPrompt splits what follows a reset trigger into a model choice and
+// the prompt. The first word is a model only when the config names it (an
+// alias or a listed model; an owner may name any provider/model:
+// config.ResetModel); anything else is the start of the message, so
+// "/new 1/2 cup of flour" asks "1/2 cup of flour". A trigger sent alone
+// (or with a model only) gets a greeting turn confirming the reset.
+func resetPrompt(rest string, cfg *config.Config, owner bool) (string, model.Ref) {
 	var ref model.Ref
 	prompt := rest
-	word, after, _ := strings.Cut(rest, " ")
-	if r, ok := cfg.ResolveModel(word); ok && word != "" {
+	word, after := rest, ""
+	if i := strings.IndexAny(rest, " \n\t"); i >= 0 {
+		word, after = rest[:i], rest[i+1:]
+	}
+	if r, ok := cfg.ResetModel(word, owner); ok {
 		ref, prompt = r, strings.TrimSpace(after)
 	}
 	if strings.TrimSpace(prompt) == "" {

@@ -15,7 +15,7 @@ import (
 
 func TestPlanTurn(t *testing.T) {
 	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
-	cfg, err := config.Parse([]byte(`{session: {reset: {mode: "idle", idleMinutes: 60}}, agents: {defaults: {models: {"openai/gpt-4o": {alias: "fast"}}}}}`))
+	cfg, err := config.Parse([]byte(`{session: {reset: {mode: "idle", idleMinutes: 60}}, agents: {defaults: {models: {"openai/gpt-4o": {alias: "fast"}, "anthropic/claude-opus-4": {}}}}, channels: {telegram: {owners: ["9"]}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,6 +24,8 @@ func TestPlanTurn(t *testing.T) {
 	msgOf := func(text string) inbound.Message {
 		return inbound.Message{ID: "m1", AgentID: "main", SessionKey: "agent:main:main", Channel: "telegram", ChatType: inbound.Direct, To: "7", Text: text}
 	}
+	fromOwner := func(text string) inbound.Message { m := msgOf(text); m.From = "9"; return m }
+	newCmd := func(rest string) command { return command{name: "/new", rest: rest, reset: true} }
 	otherStop := &Stop{MessageID: "stop-1", At: now.UnixMilli() - 1000, Pending: true}
 	ownInterrupt := &Stop{MessageID: "m1", At: now.UnixMilli() - 1000, Pending: true}
 	tests := []struct {
@@ -45,6 +47,22 @@ func TestPlanTurn(t *testing.T) {
 			Plan{Step: StepRun, Prompt: "hello", Reset: ResetCommand, Model: model.Ref{Provider: "openai", Name: "gpt-4o"}, Command: command{name: "/reset", rest: "fast hello", reset: true}}},
 		{"a reset alone greets", Snapshot{Entry: fresh}, msgOf("/new"),
 			Plan{Step: StepRun, Prompt: greetingPrompt, Reset: ResetCommand, Command: command{name: "/new", reset: true}}},
+		{"a reset naming a listed model", Snapshot{Entry: fresh}, msgOf("/new anthropic/claude-opus-4 hi"),
+			Plan{Step: StepRun, Prompt: "hi", Reset: ResetCommand, Model: model.Ref{Provider: "anthropic", Name: "claude-opus-4"}, Command: newCmd("anthropic/claude-opus-4 hi")}},
+		{"a reset naming a model alone greets with it", Snapshot{Entry: fresh}, msgOf("/new fast"),
+			Plan{Step: StepRun, Prompt: greetingPrompt, Reset: ResetCommand, Model: model.Ref{Provider: "openai", Name: "gpt-4o"}, Command: newCmd("fast")}},
+		{"a fraction is the start of the message", Snapshot{Entry: fresh}, msgOf("/new 1/2 cup of flour"),
+			Plan{Step: StepRun, Prompt: "1/2 cup of flour", Reset: ResetCommand, Command: newCmd("1/2 cup of flour")}},
+		{"a fraction is text for an owner too", Snapshot{Entry: fresh}, fromOwner("/new 1/2 cup of flour"),
+			Plan{Step: StepRun, Prompt: "1/2 cup of flour", Reset: ResetCommand, Command: newCmd("1/2 cup of flour")}},
+		{"an unlisted model is text for a non-owner", Snapshot{Entry: fresh}, msgOf("/new openai/gpt-4.1 hi"),
+			Plan{Step: StepRun, Prompt: "openai/gpt-4.1 hi", Reset: ResetCommand, Command: newCmd("openai/gpt-4.1 hi")}},
+		{"an owner may name an unlisted model", Snapshot{Entry: fresh}, fromOwner("/new openai/gpt-4.1 hi"),
+			Plan{Step: StepRun, Prompt: "hi", Reset: ResetCommand, Model: model.Ref{Provider: "openai", Name: "gpt-4.1"}, Command: newCmd("openai/gpt-4.1 hi")}},
+		{"a word that only resembles a provider is text", Snapshot{Entry: fresh}, msgOf("/new open the window"),
+			Plan{Step: StepRun, Prompt: "open the window", Reset: ResetCommand, Command: newCmd("open the window")}},
+		{"a model on its own line", Snapshot{Entry: fresh}, msgOf("/new fast\nhello"),
+			Plan{Step: StepRun, Prompt: "hello", Reset: ResetCommand, Model: model.Ref{Provider: "openai", Name: "gpt-4o"}, Command: newCmd("fast\nhello")}},
 		{"a command", Snapshot{Entry: fresh}, msgOf("/status"), Plan{Step: StepCommand, Prompt: "/status", Command: command{name: "/status"}}},
 		{"a command in a stale session still resets it", Snapshot{Entry: stale}, msgOf("/status"),
 			Plan{Step: StepCommand, Prompt: "/status", Reset: ResetStale, Command: command{name: "/status"}}},

@@ -184,6 +184,7 @@ func (p *Processor) answer(ctx context.Context, t *turnState, entry *session.Ent
 		return out, err
 	}
 	out.ref = ref
+	t.window = p.contextWindow(t.cfg, ref)
 	if entry.VerboseLevel == "on" && out.text != "" {
 		out.text = toolSummaries(out.messages) + out.text
 	}
@@ -221,7 +222,8 @@ func (out turnOutput) apply(e *session.Entry, history []model.Message, t *turnSt
 	// UIs read it ("context used"): the last call's prompt and answer.
 	e.TotalTokens = out.last.Input + out.last.CacheRead + out.last.CacheWrite + out.last.Output
 	e.Model, e.ModelProvider = out.ref.Name, out.ref.Provider // the model that answered last
-	e.ContextTokens = int64(t.cfg.Agents.Defaults.ContextTokens)
+	e.ContextTokens = t.window                                // the window in use
+	chosenModel(e, out.messages, t)
 	if out.compaction != nil {
 		history = out.compaction.history
 		e.CompactionCount++
@@ -241,6 +243,7 @@ type turnState struct {
 	run    *runTracker    // the model run's record and events; nil when not recorded
 	stop   *Stop          // the session's /stop mark at load time
 	asked  bool           // the model answered this turn: its commit checks for a /stop
+	window int64          // the context window of the model that answered (tokens)
 }
 
 // startSession returns the entry this message continues: the stored one,
@@ -337,7 +340,7 @@ func (p *Processor) modelTurn(ctx context.Context, t *turnState, entry session.E
 func (p *Processor) runCompacting(ctx context.Context, t *turnState, entry session.Entry, history []model.Message, prompt string, ref model.Ref) (turnOutput, error) {
 	var comp *compaction
 	var err error
-	if p.needsCompaction(t.cfg, entry, history, prompt) {
+	if p.needsCompaction(t.cfg, ref, entry, history, prompt) {
 		if comp, err = p.compact(ctx, t, ref, history, "", entry.TotalTokens); err != nil {
 			return turnOutput{}, err
 		}
@@ -367,18 +370,31 @@ func (p *Processor) runCompacting(ctx context.Context, t *turnState, entry sessi
 }
 
 // needsCompaction reports whether the context, with the new prompt, would
-// leave less than the reserve free in the model's window. Without a known
-// window (agents.defaults.contextTokens) only an overflow error compacts.
-func (p *Processor) needsCompaction(cfg *config.Config, e session.Entry, history []model.Message, prompt string) bool {
-	window := int64(cfg.Agents.Defaults.ContextTokens)
-	if window <= 0 || len(history) == 0 {
+// leave less than the reserve free in the model's window (contextWindow:
+// configured, reported, known or the stated default, so compaction is the
+// normal path, not only a reaction to an overflow error). The reserve is
+// at most half the window, so a small window does not compact every turn.
+func (p *Processor) needsCompaction(cfg *config.Config, ref model.Ref, e session.Entry, history []model.Message, prompt string) bool {
+	if len(history) == 0 {
 		return false
 	}
+	window := p.contextWindow(cfg, ref)
+	reserve := min(int64(cfg.Agents.Defaults.Compaction.ReserveTokens), window/2)
 	used := e.TotalTokens
 	if used <= 0 {
 		used = estimateTokens(history)
 	}
-	return used+int64(len(prompt)/4) > window-int64(cfg.Agents.Defaults.Compaction.ReserveTokens)
+	return used+int64(len(prompt)/4) > window-reserve
+}
+
+// contextWindow is the context window of ref in tokens:
+// agents.defaults.contextTokens when set, else what the provider's client
+// reports, else the known-models table, else model.DefaultContextWindow.
+func (p *Processor) contextWindow(cfg *config.Config, ref model.Ref) int64 {
+	if n := cfg.Agents.Defaults.ContextTokens; n > 0 {
+		return int64(n)
+	}
+	return model.ContextWindow(p.Models[ref.Provider], ref)
 }
 
 // greetingPrompt is the turn a reset sent alone runs.
@@ -533,7 +549,7 @@ func (p *Processor) complete(ctx context.Context, t *turnState, entry session.En
 		p.log().ErrorContext(ctx, "model provider not configured", "model", ref.String(), "message", t.msg.ID)
 		return failed("⚠️ The model " + ref.String() + " is not available: this deployment has no " + ref.Provider + " provider configured."), nil
 	}
-	loop := &agent.Loop{Model: client, Tools: p.tools(t, entry, ref), Hooks: t.run.hooks(p.Hooks.Tools), Interrupt: p.interrupt(t)}
+	loop := &agent.Loop{Model: client, Tools: p.tools(ctx, t, entry, ref), Hooks: t.run.hooks(p.Hooks.Tools), Interrupt: p.interrupt(t)}
 	start := AgentStart{SessionKey: t.msg.SessionKey, AgentID: entry.AgentID, Model: ref, Prompt: prompt, System: p.prompt(ctx, entry.AgentID, loop.Tools).Text}
 	for _, h := range p.Hooks.BeforeAgentStart {
 		h(ctx, &start)

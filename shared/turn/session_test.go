@@ -96,7 +96,10 @@ func TestResetTriggers(t *testing.T) {
 		{"the rest of the message is passed on", "/new what is 2+2?", "what is 2+2?", ""},
 		{"a provider/model sets the model", "/new zero/echo hi", "hi", "zero/echo"},
 		{"an alias sets the model", "/new fast hi", "hi", "zero/echo"},
-		{"a provider name, fuzzily", "/new Zer hi", "hi", "zero/echo"},
+		{"a provider's name", "/new Zero hi", "hi", "zero/echo"},
+		{"a provider's prefix is text", "/new Zer hi", "Zer hi", ""},
+		{"an owner may name an unlisted model", "/new zero/other hi", "hi", "zero/other"},
+		{"a fraction is the start of the message", "/new 1/2 cup of flour", "1/2 cup of flour", ""},
 		{"a configured trigger", "/fresh", "A new session was just started. Greet the user in one short sentence.", ""},
 	}
 	for _, tt := range tests {

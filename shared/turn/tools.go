@@ -2,7 +2,6 @@ package turn
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 
 	"github.com/zero-gateway/zero/shared/agent"
@@ -15,9 +14,14 @@ import (
 // tools returns the tools of one run: those ZERO provides for this turn
 // that the tool policy allows for the agent and model. The same set is
 // described in the system prompt and sent as the provider's tool schema;
-// the loop refuses a call to anything else.
-func (p *Processor) tools(t *turnState, e session.Entry, ref model.Ref) []agent.Tool {
+// the loop refuses a call to anything else. The policy's warnings (an
+// allowlist of only unknown tools, ignored; unknown names) go to the
+// run's log, not only to `zero tools`.
+func (p *Processor) tools(ctx context.Context, t *turnState, e session.Entry, ref model.Ref) []agent.Tool {
 	decision := tool.Decide(t.cfg, tool.Request{AgentID: e.AgentID, Model: ref})
+	for _, w := range decision.Warnings {
+		p.log().WarnContext(ctx, "tool policy: "+w, "session", t.msg.SessionKey, "agent", e.AgentID, "model", ref.String())
+	}
 	provided := []agent.Tool{statusTool{p: p, t: t, e: e}}
 	var allowed []agent.Tool
 	for _, tl := range provided {
@@ -51,25 +55,6 @@ func (p *Processor) prompt(ctx context.Context, agentID string, tools []agent.To
 		in.Files, in.Skills = files.Bootstrap, files.Skills
 	}
 	return workspace.Assemble(in)
-}
-
-// statusTool is session_status: the /status report, for the model.
-type statusTool struct {
-	p *Processor
-	t *turnState
-	e session.Entry
-}
-
-func (s statusTool) Spec() model.ToolSpec {
-	return model.ToolSpec{
-		Name:        "session_status",
-		Description: "Show this session's status: its key and id, the model, how much context is used, thinking and verbose levels, and whether replies are sent.",
-		Schema:      json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
-	}
-}
-
-func (s statusTool) Run(context.Context, json.RawMessage) (string, error) {
-	return s.p.status(s.t, s.e), nil
 }
 
 // toolSummaries is the inline summary of a run's tool calls shown before
