@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/zero-gateway/zero/cmd/zero/devstack"
+	"github.com/zero-gateway/zero/cmd/zero/devstack/provision"
 )
 
 // fakeBotToken is the dev default: shaped like a real token (bot id 123456)
@@ -249,7 +250,7 @@ func describeDevConfig(c devConfig) []string {
 }
 
 // telegramPath is the route path to show in the sample request.
-func telegramPath(routes []devstack.Route) string {
+func telegramPath(routes []provision.Route) string {
 	for _, r := range routes {
 		if strings.Contains(r.Path, "telegram") {
 			return r.Path

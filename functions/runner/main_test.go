@@ -21,7 +21,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
-	"github.com/zero-gateway/zero/cmd/zero/devstack"
+	"github.com/zero-gateway/zero/cmd/zero/devstack/provision"
+	"github.com/zero-gateway/zero/cmd/zero/devstack/template"
 	"github.com/zero-gateway/zero/shared/awsconfig"
 	"github.com/zero-gateway/zero/shared/emulator"
 	"github.com/zero-gateway/zero/shared/inbound"
@@ -34,7 +35,7 @@ import (
 // that template.yaml defines, provisioned on a moto server, with a fake
 // Telegram: the crash tests of shared/turn, repeated on the real adapters.
 
-var resources *devstack.Resources
+var resources *provision.Resources
 
 func TestMain(m *testing.M) {
 	os.Exit(emulator.RunTests(m, nil, func(ctx context.Context, cfg aws.Config) (func(), error) {
@@ -44,16 +45,16 @@ func TestMain(m *testing.M) {
 		}
 		defer os.RemoveAll(dir)
 		tmpl := filepath.Join(dir, "template.json")
-		if err := devstack.Translate(ctx, "../..", "template.yaml", tmpl); err != nil {
+		if err := template.Translate(ctx, "../..", "template.yaml", tmpl); err != nil {
 			return nil, err
 		}
-		t, err := devstack.LoadTemplate(tmpl)
+		t, err := template.Load(tmpl)
 		if err != nil {
 			return nil, err
 		}
 		var b [4]byte
 		rand.Read(b[:])
-		resources, err = devstack.Provision(ctx, cfg, t, devstack.ProvisionOptions{
+		resources, err = provision.Provision(ctx, cfg, t, provision.Options{
 			StackName: "rt-" + hex.EncodeToString(b[:]),
 			Params:    map[string]string{"TelegramBotToken": "1:t", "TelegramWebhookSecret": "s"},
 		})

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/zero-gateway/zero/cmd/zero/devstack/rie"
 )
 
 // coldInitCases are the functions of template.yaml with an environment that
@@ -33,7 +35,7 @@ func BenchmarkColdInit(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	rie, err := FindRIE(root)
+	rieBin, err := rie.FindRIE(root)
 	if err != nil {
 		b.Fatalf("aws-lambda-rie unavailable (run `make deps`): %v", err)
 	}
@@ -42,7 +44,7 @@ func BenchmarkColdInit(b *testing.B) {
 	for _, tc := range coldInitCases {
 		// Built once, outside b.Run, which calls its function once per round.
 		bootstrap := filepath.Join(dir, tc.function, "bootstrap")
-		if err := Build(ctx, root, tc.pkg, bootstrap); err != nil {
+		if err := rie.Build(ctx, root, tc.pkg, bootstrap); err != nil {
 			b.Fatal(err)
 		}
 		arm := filepath.Join(dir, tc.function, "bootstrap-arm64")
@@ -59,16 +61,16 @@ func BenchmarkColdInit(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				start := time.Now()
-				p, err := newPool(ctx, poolConfig{function: tc.function, bootstrap: bootstrap, rie: rie, size: 1, env: env, timeout: 30 * time.Second, output: io.Discard, logf: b.Logf})
+				p, err := rie.NewPool(ctx, rie.Config{Function: tc.function, Bootstrap: bootstrap, RIE: rieBin, Size: 1, Env: env, Timeout: 30 * time.Second, Output: io.Discard, Logf: b.Logf})
 				if err != nil {
 					b.Fatal(err)
 				}
-				if _, err := p.invoke(ctx, []byte(tc.payload)); err != nil {
-					p.close()
+				if _, err := p.Invoke(ctx, []byte(tc.payload)); err != nil {
+					p.Close()
 					b.Fatalf("first invoke: %v", err)
 				}
 				total += time.Since(start)
-				p.close()
+				p.Close()
 			}
 			b.StopTimer()
 			b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "cold-ms/op")

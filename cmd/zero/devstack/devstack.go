@@ -1,10 +1,11 @@
-// Package devstack runs ZERO locally without Docker: it provisions the
-// queues, tables and buckets of the translated SAM template
-// (build/template.json, from infra/sam2cfn.py) on a local AWS emulator
-// (moto or LocalStack), builds every function's bootstrap for the host, runs
-// each under a small pool of AWS Lambda Runtime Interface Emulator
-// processes, serves the HTTP API routes as API Gateway (payload format 2.0)
-// would, and emulates the SQS event source mappings.
+// Package devstack runs ZERO locally without Docker. It only wires the
+// packages that do the jobs: template (translate template.yaml, evaluate
+// parameters, Conditions, intrinsics and Outputs), provision (create the
+// queues, tables, buckets and parameters on a local AWS emulator, moto or
+// LocalStack), rie (build each function's bootstrap for the host and run
+// it under a pool of Lambda Runtime Interface Emulator processes), front
+// (the HTTP API routes as API Gateway payload format 2.0) and esm (the SQS
+// event source mappings).
 //
 // `zero dev` uses it interactively; end-to-end tests use Start and Close.
 // Only Linux is supported (process groups, Pdeathsig, the RIE itself).
@@ -19,7 +20,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -30,6 +30,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
+	"github.com/zero-gateway/zero/cmd/zero/devstack/esm"
+	"github.com/zero-gateway/zero/cmd/zero/devstack/front"
+	"github.com/zero-gateway/zero/cmd/zero/devstack/provision"
+	"github.com/zero-gateway/zero/cmd/zero/devstack/rie"
+	"github.com/zero-gateway/zero/cmd/zero/devstack/template"
 	"github.com/zero-gateway/zero/shared/awsconfig"
 	"github.com/zero-gateway/zero/shared/emulator"
 	"github.com/zero-gateway/zero/shared/ssmparam"
@@ -101,7 +106,7 @@ type Options struct {
 	// whole seconds from 1 to 20. Default 20 s.
 	PollWait time.Duration
 	// PoolSizes sets the number of RIE processes per function logical id.
-	// Default 4 for functions behind an event source mapping, 2 for
+	// Default 8 for functions behind an event source mapping, 2 for
 	// functions behind HTTP routes, else 1.
 	PoolSizes map[string]int
 
@@ -110,7 +115,7 @@ type Options struct {
 	Bootstraps map[string]string
 	// BuildDir holds built bootstraps. Default <Root>/build/dev/<Prefix>.
 	BuildDir string
-	// RIE is the aws-lambda-rie binary. Default: see FindRIE.
+	// RIE is the aws-lambda-rie binary. Default: see rie.FindRIE.
 	RIE string
 
 	// Output receives the functions' output, one "[Function#n] " prefixed
@@ -134,8 +139,9 @@ type Stack struct {
 	// AWSConfig points at the emulator with dummy credentials; S3 clients
 	// built from it need UsePathStyle.
 	AWSConfig aws.Config
-	// Resources is what was provisioned and read from the template.
-	Resources *Resources
+	// Resources is what was provisioned and read from the template,
+	// with its evaluated Conditions, skipped resources and Outputs.
+	Resources *provision.Resources
 	// FunctionEnv is each function's full environment under the RIE, by
 	// logical id. It may hold secrets: never log values.
 	FunctionEnv map[string][]string
@@ -143,10 +149,10 @@ type Stack struct {
 	opts      Options
 	logf      func(string, ...any)
 	emu       *emulator.Server
-	pools     map[string]*pool
+	pools     map[string]*rie.Pool
 	listener  net.Listener
 	server    *http.Server
-	esms      map[string]*esm
+	esms      map[string]*esm.Mapping
 	pollStop  context.CancelFunc
 	pollers   sync.WaitGroup
 	closeOnce sync.Once
@@ -159,73 +165,76 @@ func Start(ctx context.Context, opts Options) (st *Stack, err error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Stack{opts: opts, logf: opts.Logf, pools: map[string]*pool{}, esms: map[string]*esm{}}
+	s := &Stack{opts: opts, logf: opts.Logf, pools: map[string]*rie.Pool{}, esms: map[string]*esm.Mapping{}}
 	defer func() {
 		if err != nil {
 			s.Close()
 		}
 	}()
-
-	rie := opts.RIE
-	if rie == "" {
-		if rie, err = FindRIE(opts.Root); err != nil {
+	rieBin := opts.RIE
+	if rieBin == "" {
+		if rieBin, err = rie.FindRIE(opts.Root); err != nil {
 			return nil, err
 		}
 	}
 	// Claim the front's address first: a busy port fails before any work.
-	l, err := net.Listen("tcp", opts.FrontAddr)
-	if err != nil {
+	if s.listener, err = net.Listen("tcp", opts.FrontAddr); err != nil {
 		return nil, fmt.Errorf("HTTP API front on %s: %w", opts.FrontAddr, err)
 	}
-	s.listener = l
-
-	if opts.Template == "" {
-		opts.Template = filepath.Join(opts.Root, "build", "template.json")
-		if err := ensureTranslated(ctx, opts.Root, "template.yaml", opts.Template, s.logf); err != nil {
-			return nil, err
-		}
-	}
-	tmpl, err := LoadTemplate(opts.Template)
-	if err != nil {
+	if err := s.provision(ctx); err != nil {
 		return nil, err
-	}
-
-	if err := s.startEmulator(ctx); err != nil {
-		return nil, err
-	}
-	cfg, err := awsconfig.Load(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	cfg.Region = opts.Region
-	cfg.BaseEndpoint = aws.String(s.EndpointURL)
-	// Never sign with real credentials: local emulators accept any.
-	cfg.Credentials = credentials.NewStaticCredentialsProvider("test", "test", "")
-	s.AWSConfig = cfg
-
-	s.Resources, err = Provision(ctx, cfg, tmpl, ProvisionOptions{StackName: opts.Prefix, Params: opts.Params, Logf: s.logf})
-	if err != nil {
-		return nil, err
-	}
-	if opts.Config != nil {
-		version, err := s.PutConfig(ctx, opts.Config)
-		if err != nil {
-			return nil, err
-		}
-		s.logf("config written to parameter %s (version %s)", s.Resources.ConfigParameter, version)
 	}
 	bootstraps, err := s.buildAll(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.startPools(ctx, rie, bootstraps); err != nil {
+	if err := s.startPools(ctx, rieBin, bootstraps); err != nil {
 		return nil, err
 	}
-	if err := s.startFront(); err != nil {
-		return nil, err
-	}
+	s.startFront()
 	s.startPollers()
 	return s, nil
+}
+
+// provision loads the template (translating template.yaml when needed),
+// starts or finds the emulator, provisions the template on it and writes
+// Options.Config into the config parameter.
+func (s *Stack) provision(ctx context.Context) error {
+	path := s.opts.Template
+	if path == "" {
+		path = filepath.Join(s.opts.Root, "build", "template.json")
+		if err := template.EnsureTranslated(ctx, s.opts.Root, "template.yaml", path, s.logf); err != nil {
+			return err
+		}
+	}
+	tmpl, err := template.Load(path)
+	if err != nil {
+		return err
+	}
+	if err := s.startEmulator(ctx); err != nil {
+		return err
+	}
+	cfg, err := awsconfig.Load(ctx, nil)
+	if err != nil {
+		return err
+	}
+	cfg.Region = s.opts.Region
+	cfg.BaseEndpoint = aws.String(s.EndpointURL)
+	// Never sign with real credentials: local emulators accept any.
+	cfg.Credentials = credentials.NewStaticCredentialsProvider("test", "test", "")
+	s.AWSConfig = cfg
+	s.Resources, err = provision.Provision(ctx, cfg, tmpl, provision.Options{StackName: s.opts.Prefix, Params: s.opts.Params, Logf: s.logf})
+	if err != nil {
+		return err
+	}
+	if s.opts.Config != nil {
+		version, err := s.PutConfig(ctx, s.opts.Config)
+		if err != nil {
+			return err
+		}
+		s.logf("config written to parameter %s (version %s)", s.Resources.ConfigParameter, version)
+	}
+	return nil
 }
 
 func withDefaults(o Options) (Options, error) {
@@ -240,7 +249,7 @@ func withDefaults(o Options) (Options, error) {
 	if o.Prefix == "" {
 		o.Prefix = DefaultPrefix
 	}
-	if !stackNamePattern.MatchString(o.Prefix) {
+	if !provision.StackNamePattern.MatchString(o.Prefix) {
 		return o, fmt.Errorf("prefix %q: want lower-case letters, digits and '-', starting with a letter, at most 40 characters", o.Prefix)
 	}
 	if o.EmulatorAddr == "" {
@@ -321,163 +330,17 @@ func answers(ctx context.Context, url string) bool {
 	return true
 }
 
-// buildAll builds every function without a prebuilt bootstrap, in parallel.
-func (s *Stack) buildAll(ctx context.Context) (map[string]string, error) {
-	out := map[string]string{}
-	var (
-		mu   sync.Mutex
-		wg   sync.WaitGroup
-		errs []error
-	)
-	for _, id := range sortedKeys(s.Resources.Functions) {
-		if p, ok := s.opts.Bootstraps[id]; ok {
-			abs, err := filepath.Abs(p)
-			if err != nil {
-				return nil, fmt.Errorf("bootstrap of %s: %w", id, err)
-			}
-			out[id] = abs
-			continue
-		}
-		fn := s.Resources.Functions[id]
-		dst := filepath.Join(s.opts.BuildDir, id, "bootstrap")
-		out[id] = dst
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s.logf("building %s from %s (the first build takes a while)", id, fn.SourceDir)
-			if err := Build(ctx, s.opts.Root, fn.SourceDir, dst); err != nil {
-				mu.Lock()
-				errs = append(errs, fmt.Errorf("function %s: %w", id, err))
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	for id := range s.opts.Bootstraps {
-		if _, ok := s.Resources.Functions[id]; !ok {
-			return nil, fmt.Errorf("bootstrap given for %s, which is not a function of the template", id)
-		}
-	}
-	return out, nil
-}
-
-// passthroughEnv are host variables a function may need to reach the
-// outside (certificates, proxies) or to behave (time zone, locale).
-var passthroughEnv = []string{
-	"PATH", "HOME", "TMPDIR", "TZ", "LANG",
-	"SSL_CERT_FILE", "SSL_CERT_DIR",
-	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
-}
-
-// functionEnv is the environment of fn's RIE processes (which pass it on
-// to the runtime): a few host variables, then the emulator's endpoint and
-// dummy credentials, the template's variables (plus ZERO_CONFIG_TTL where
-// ZERO_CONFIG_PARAMETER is set), Lambda's reserved variables, and
-// ExtraEnv last. Nothing else leaks from the host (no
-// AWS_PROFILE, no real credentials).
-func (s *Stack) functionEnv(fn Function, bootstrap string) []string {
-	vals := map[string]string{}
-	for _, k := range passthroughEnv {
-		if v, ok := os.LookupEnv(k); ok {
-			vals[k] = v
-		}
-	}
-	vals["AWS_ENDPOINT_URL"] = s.EndpointURL
-	vals["AWS_ACCESS_KEY_ID"] = "test"
-	vals["AWS_SECRET_ACCESS_KEY"] = "test"
-	for k, v := range fn.Env {
-		vals[k] = v
-	}
-	if _, ok := fn.Env[configParameterEnv]; ok {
-		vals[configTTLEnv] = s.opts.ConfigTTL.String()
-	}
-	for k, v := range map[string]string{
-		"AWS_REGION":                      s.opts.Region,
-		"AWS_DEFAULT_REGION":              s.opts.Region,
-		"AWS_LAMBDA_FUNCTION_NAME":        fn.Name,
-		"AWS_LAMBDA_FUNCTION_VERSION":     "$LATEST",
-		"AWS_LAMBDA_FUNCTION_MEMORY_SIZE": strconv.Itoa(fn.MemorySize),
-		"AWS_LAMBDA_FUNCTION_TIMEOUT":     strconv.Itoa(int(fn.Timeout / time.Second)),
-		"AWS_LAMBDA_LOG_GROUP_NAME":       "/aws/lambda/" + fn.Name,
-		"AWS_LAMBDA_LOG_STREAM_NAME":      "local",
-		"AWS_EXECUTION_ENV":               "AWS_Lambda_provided.al2023",
-		"LAMBDA_TASK_ROOT":                filepath.Dir(bootstrap),
-		"_HANDLER":                        "bootstrap",
-	} {
-		vals[k] = v
-	}
-	for _, kv := range s.opts.ExtraEnv {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			vals[k] = v
-		}
-	}
-	delete(vals, "AWS_LAMBDA_MAX_CONCURRENCY") // switches the RIE to another mode
-	env := make([]string, 0, len(vals))
-	for _, k := range sortedKeys(vals) {
-		env = append(env, k+"="+vals[k])
-	}
-	return env
-}
-
-func (s *Stack) poolSize(id string) int {
-	if n, ok := s.opts.PoolSizes[id]; ok && n > 0 {
-		return n
-	}
-	for _, es := range s.Resources.EventSources {
-		if es.Function == id {
-			// A burst of sessions arrives as several small batches; 8
-			// concurrent invocations (each running its batch's sessions
-			// concurrently) answer 20 chats at once, like Lambda scaling.
-			return 8
-		}
-	}
-	for _, r := range s.Resources.Routes {
-		if r.Function == id {
-			return 2
-		}
-	}
-	return 1
-}
-
-func (s *Stack) startPools(ctx context.Context, rie string, bootstraps map[string]string) error {
-	s.FunctionEnv = map[string][]string{}
-	for _, id := range sortedKeys(s.Resources.Functions) {
-		fn := s.Resources.Functions[id]
-		env := s.functionEnv(fn, bootstraps[id])
-		s.FunctionEnv[id] = env
-		p, err := newPool(ctx, poolConfig{
-			function:  id,
-			bootstrap: bootstraps[id],
-			rie:       rie,
-			size:      s.poolSize(id),
-			env:       env,
-			timeout:   fn.Timeout,
-			output:    s.opts.Output,
-			verbose:   s.opts.Verbose,
-			logf:      s.logf,
-		})
-		if err != nil {
-			return err
-		}
-		s.pools[id] = p
-		s.logf("function %s: %d RIE process(es)", id, p.cfg.size)
-	}
-	return nil
-}
-
-func (s *Stack) startFront() error {
+// startFront serves the HTTP API on the claimed listener.
+func (s *Stack) startFront() {
 	l := s.listener
 	s.FrontURL = "http://" + l.Addr().String()
-	f := &front{
-		routes:    s.Resources.Routes,
-		invoke:    s.invoke,
-		accountID: s.Resources.AccountID,
-		apiID:     "local",
-		timeout:   s.opts.IntegrationTimeout,
-		logf:      s.logf,
+	f := &front.Front{
+		Routes:    s.Resources.Routes,
+		Invoke:    s.invoke,
+		AccountID: s.Resources.AccountID,
+		APIID:     "local",
+		Timeout:   s.opts.IntegrationTimeout,
+		Logf:      s.logf,
 	}
 	s.server = &http.Server{Handler: f, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
@@ -485,12 +348,13 @@ func (s *Stack) startFront() error {
 			s.logf("HTTP API front: %v", err)
 		}
 	}()
-	for _, r := range routeList(s.Resources.Routes) {
+	for _, r := range front.RouteList(s.Resources.Routes) {
 		s.logf("route %s", r)
 	}
-	return nil
 }
 
+// startPollers starts each enabled event source mapping's pollers: one per
+// RIE process of its function, at most its MaximumConcurrency.
 func (s *Stack) startPollers() {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.pollStop = cancel
@@ -500,15 +364,15 @@ func (s *Stack) startPollers() {
 			s.logf("event source %s disabled in the template", es.LogicalID)
 			continue
 		}
-		m := newESM(es, client, s.invoke, s.opts.Region, s.opts.PollWait, s.logf)
+		m := esm.New(es, client, s.invoke, s.opts.Region, s.opts.PollWait, s.logf)
 		s.esms[es.LogicalID] = m
-		n := s.pools[es.Function].cfg.size
+		n := s.pools[es.Function].Size()
 		if es.MaximumConcurrency > 0 {
 			n = min(n, es.MaximumConcurrency)
 		}
 		for i := 0; i < n; i++ {
 			s.pollers.Add(1)
-			go func() { defer s.pollers.Done(); m.poll(ctx) }()
+			go func() { defer s.pollers.Done(); m.Poll(ctx) }()
 		}
 		s.logf("event source %s: %s -> %s (batch %d, %d pollers)", es.LogicalID, es.QueueURL, es.Function, es.BatchSize, n)
 	}
@@ -519,7 +383,7 @@ func (s *Stack) invoke(ctx context.Context, function string, payload []byte) ([]
 	if !ok {
 		return nil, fmt.Errorf("no function %s in the stack", function)
 	}
-	return p.invoke(ctx, payload)
+	return p.Invoke(ctx, payload)
 }
 
 // PutConfig replaces the document in the config parameter (see
@@ -528,7 +392,7 @@ func (s *Stack) invoke(ctx context.Context, function string, payload []byte) ([]
 func (s *Stack) PutConfig(ctx context.Context, data []byte) (version string, err error) {
 	name := s.Resources.ConfigParameter
 	if name == "" {
-		return "", fmt.Errorf("write config: no function of the template reads a config parameter (%s)", configParameterEnv)
+		return "", fmt.Errorf("write config: no function of the template reads a config parameter (%s)", provision.ConfigParameterEnv)
 	}
 	version, err = ssmparam.New(ssm.NewFromConfig(s.AWSConfig), name).Put(ctx, data)
 	if err != nil {
@@ -539,19 +403,25 @@ func (s *Stack) PutConfig(ctx context.Context, data []byte) (version string, err
 
 // Invoke runs the function with logical id function on payload, as a
 // synchronous Lambda invoke does, and returns its response. A failure the
-// function reports (error, panic, crash, timeout) is a *FunctionError.
+// function reports (error, panic, crash, timeout) is a *rie.FunctionError.
 func (s *Stack) Invoke(ctx context.Context, function string, payload []byte) ([]byte, error) {
 	return s.invoke(ctx, function, payload)
 }
 
 // Stats returns the counters of the event source mapping with the given
 // logical id (e.g. "RunnerWork").
-func (s *Stack) Stats(eventSource string) (ESMStats, bool) {
+func (s *Stack) Stats(eventSource string) (esm.Stats, bool) {
 	m, ok := s.esms[eventSource]
 	if !ok {
-		return ESMStats{}, false
+		return esm.Stats{}, false
 	}
-	return m.stats.snapshot(), true
+	return m.Stats(), true
+}
+
+// Outputs are the template's Outputs, resolved against what runs locally
+// (see provision.Resources.Outputs).
+func (s *Stack) Outputs() []template.OutputValue {
+	return s.Resources.Outputs
 }
 
 // Close stops the stack: the front, the queue pollers (each waits for its
@@ -576,7 +446,7 @@ func (s *Stack) Close() error {
 		var wg sync.WaitGroup
 		for _, p := range s.pools {
 			wg.Add(1)
-			go func() { defer wg.Done(); p.close() }()
+			go func() { defer wg.Done(); p.Close() }()
 		}
 		wg.Wait()
 		s.pollers.Wait()
@@ -617,12 +487,26 @@ func (s *Stack) Describe() string {
 	for _, id := range sortedKeys(r.Functions) {
 		fn := r.Functions[id]
 		fmt.Fprintf(w, "function %s\t%s: %d RIE process(es), timeout %s, env %s\n",
-			id, fn.SourceDir, s.pools[id].cfg.size, fn.Timeout, strings.Join(sortedKeys(fn.Env), " "))
+			id, fn.SourceDir, s.pools[id].Size(), fn.Timeout, strings.Join(sortedKeys(fn.Env), " "))
 	}
 	for _, es := range r.EventSources {
 		fmt.Fprintf(w, "trigger %s\t%s -> %s (batch %d, ReportBatchItemFailures %t)\n",
 			es.LogicalID, es.Queue, es.Function, es.BatchSize, es.ReportBatchItemFailures)
 	}
+	for _, o := range r.Outputs {
+		if o.Unavailable != "" {
+			fmt.Fprintf(w, "output %s\t(not available locally: %s)\n", o.Name, o.Unavailable)
+		} else {
+			fmt.Fprintf(w, "output %s\t%s\n", o.Name, o.Value)
+		}
+	}
 	_ = w.Flush()
 	return b.String()
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
 }

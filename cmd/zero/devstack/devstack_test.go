@@ -11,25 +11,23 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
-	"github.com/aws/aws-sdk-go-v2/service/ssm"
-	ssmtypes "github.com/aws/aws-sdk-go-v2/service/ssm/types"
+	"github.com/google/go-cmp/cmp"
 
-	"github.com/zero-gateway/zero/shared/awsconfig"
+	"github.com/zero-gateway/zero/cmd/zero/devstack/esm"
+	"github.com/zero-gateway/zero/cmd/zero/devstack/rie"
+	"github.com/zero-gateway/zero/cmd/zero/devstack/template"
 	"github.com/zero-gateway/zero/shared/emulator"
 )
 
@@ -93,7 +91,7 @@ func translatedTemplate(t *testing.T) string {
 	t.Helper()
 	translateOnce.Do(func() {
 		translated = filepath.Join(tempDir, "template.json")
-		translateErr = Translate(context.Background(), repoRoot(t), "template.yaml", translated)
+		translateErr = template.Translate(context.Background(), repoRoot(t), "template.yaml", translated)
 	})
 	need(t, "aws-sam-translator", translateErr)
 	return translated
@@ -101,293 +99,6 @@ func translatedTemplate(t *testing.T) string {
 
 // testParams are values for the template's required parameters.
 var testParams = map[string]string{"TelegramBotToken": "123456:test-token", "TelegramWebhookSecret": "test_secret-1"}
-
-func TestProvisionFromTemplate(t *testing.T) {
-	need(t, "AWS emulator", emuErr)
-	t.Parallel()
-	ctx := context.Background()
-	tmpl, err := LoadTemplate(translatedTemplate(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := awsconfig.Load(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	prefix := uniquePrefix(t, "prov")
-	opts := ProvisionOptions{StackName: prefix, Params: testParams, Logf: t.Logf}
-	res, err := Provision(ctx, cfg, tmpl, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	t.Run("queues", func(t *testing.T) {
-		client := sqs.NewFromConfig(cfg)
-		dlq, work := res.Queues["DeadLetterQueue"], res.Queues["WorkQueue"]
-		eq(t, "work name", work.Name, prefix+"-workqueue.fifo")
-		eq(t, "dlq name", dlq.Name, prefix+"-deadletterqueue.fifo")
-		attrs := queueAttrs(t, client, work.URL)
-		eq(t, "FifoQueue", attrs["FifoQueue"], "true")
-		eq(t, "ContentBasedDeduplication", attrs["ContentBasedDeduplication"], "false")
-		eq(t, "VisibilityTimeout", attrs["VisibilityTimeout"], "5400")
-		eq(t, "MessageRetentionPeriod", attrs["MessageRetentionPeriod"], "345600")
-		eq(t, "QueueArn", attrs["QueueArn"], work.ARN)
-		var redrive struct {
-			DeadLetterTargetArn string `json:"deadLetterTargetArn"`
-			MaxReceiveCount     any    `json:"maxReceiveCount"`
-		}
-		if err := json.Unmarshal([]byte(attrs["RedrivePolicy"]), &redrive); err != nil {
-			t.Fatalf("RedrivePolicy %q: %v", attrs["RedrivePolicy"], err)
-		}
-		eq(t, "deadLetterTargetArn", redrive.DeadLetterTargetArn, dlq.ARN)
-		eq(t, "maxReceiveCount", fmt.Sprint(redrive.MaxReceiveCount), "5")
-		dattrs := queueAttrs(t, client, dlq.URL)
-		eq(t, "dlq FifoQueue", dattrs["FifoQueue"], "true")
-		eq(t, "dlq MessageRetentionPeriod", dattrs["MessageRetentionPeriod"], "1209600")
-	})
-
-	t.Run("table", func(t *testing.T) {
-		client := dynamodb.NewFromConfig(cfg)
-		tbl := res.Tables["SessionTable"]
-		eq(t, "name", tbl.Name, prefix+"-sessiontable")
-		d, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(tbl.Name)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		eq(t, "keys", d.Table.KeySchema, []ddbtypes.KeySchemaElement{
-			{AttributeName: aws.String("pk"), KeyType: ddbtypes.KeyTypeHash},
-			{AttributeName: aws.String("sk"), KeyType: ddbtypes.KeyTypeRange},
-		})
-		types := map[string]ddbtypes.ScalarAttributeType{}
-		for _, a := range d.Table.AttributeDefinitions {
-			types[aws.ToString(a.AttributeName)] = a.AttributeType
-		}
-		eq(t, "attribute types", types, map[string]ddbtypes.ScalarAttributeType{
-			"pk": "S", "sk": "S", "agentId": "S", "updatedAt": "N", "sessionId": "S",
-		})
-		indexes := map[string][]ddbtypes.KeySchemaElement{}
-		for _, gsi := range d.Table.GlobalSecondaryIndexes {
-			indexes[aws.ToString(gsi.IndexName)] = gsi.KeySchema
-		}
-		eq(t, "indexes", indexes, map[string][]ddbtypes.KeySchemaElement{
-			"byAgent": {
-				{AttributeName: aws.String("agentId"), KeyType: ddbtypes.KeyTypeHash},
-				{AttributeName: aws.String("updatedAt"), KeyType: ddbtypes.KeyTypeRange},
-			},
-			"bySessionId": {{AttributeName: aws.String("sessionId"), KeyType: ddbtypes.KeyTypeHash}},
-		})
-		if d.Table.BillingModeSummary != nil {
-			eq(t, "billing", d.Table.BillingModeSummary.BillingMode, ddbtypes.BillingModePayPerRequest)
-		}
-		ttl, err := client.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(tbl.Name)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		eq(t, "ttl attribute", aws.ToString(ttl.TimeToLiveDescription.AttributeName), "ttl")
-		eq(t, "ttl status", ttl.TimeToLiveDescription.TimeToLiveStatus, ddbtypes.TimeToLiveStatusEnabled)
-	})
-
-	t.Run("bucket", func(t *testing.T) {
-		client := s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = true })
-		b := res.Buckets["TranscriptBucket"]
-		eq(t, "name", b.Name, prefix+"-transcriptbucket")
-		enc, err := client.GetBucketEncryption(ctx, &s3.GetBucketEncryptionInput{Bucket: aws.String(b.Name)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		rules := enc.ServerSideEncryptionConfiguration.Rules
-		if len(rules) != 1 || rules[0].ApplyServerSideEncryptionByDefault == nil {
-			t.Fatalf("encryption rules = %+v", rules)
-		}
-		eq(t, "sse", string(rules[0].ApplyServerSideEncryptionByDefault.SSEAlgorithm), "AES256")
-		pab, err := client.GetPublicAccessBlock(ctx, &s3.GetPublicAccessBlockInput{Bucket: aws.String(b.Name)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := pab.PublicAccessBlockConfiguration
-		eq(t, "public access block", []bool{aws.ToBool(c.BlockPublicAcls), aws.ToBool(c.BlockPublicPolicy), aws.ToBool(c.IgnorePublicAcls), aws.ToBool(c.RestrictPublicBuckets)}, []bool{true, true, true, true})
-		own, err := client.GetBucketOwnershipControls(ctx, &s3.GetBucketOwnershipControlsInput{Bucket: aws.String(b.Name)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		eq(t, "ownership", string(own.OwnershipControls.Rules[0].ObjectOwnership), "BucketOwnerEnforced")
-	})
-
-	t.Run("functions", func(t *testing.T) {
-		wh, run := res.Functions["TelegramWebhook"], res.Functions["Runner"]
-		eq(t, "webhook dir", wh.SourceDir, "./functions/telegram-webhook")
-		eq(t, "runner dir", run.SourceDir, "./functions/runner")
-		eq(t, "webhook timeout", wh.Timeout, 10*time.Second)
-		eq(t, "runner timeout", run.Timeout, 900*time.Second)
-		eq(t, "webhook env", wh.Env, map[string]string{
-			"ZERO_QUEUE_URL":          res.Queues["WorkQueue"].URL,
-			"ZERO_TABLE":              prefix + "-sessiontable",
-			"TELEGRAM_WEBHOOK_SECRET": "test_secret-1",
-			"TELEGRAM_BOT_TOKEN":      "123456:test-token",
-			"ZERO_CONFIG_PARAMETER":   "/zero/" + prefix + "/config",
-		})
-		eq(t, "runner env", run.Env, map[string]string{
-			"ZERO_TABLE":            prefix + "-sessiontable",
-			"ZERO_BUCKET":           prefix + "-transcriptbucket",
-			"TELEGRAM_BOT_TOKEN":    "123456:test-token",
-			"TELEGRAM_API_BASE_URL": "https://api.telegram.org",
-			"OPENAI_API_KEY":        "",
-			"ANTHROPIC_API_KEY":     "",
-			"OPENAI_BASE_URL":       "https://api.openai.com/v1",
-			"ZERO_MODEL":            "zero/echo",
-			"ZERO_CONFIG_PARAMETER": "/zero/" + prefix + "/config",
-			// One parameter feeds both this and the redrive policy's
-			// maxReceiveCount (checked under queues), so they cannot drift.
-			"ZERO_QUEUE_URL":          res.Queues["WorkQueue"].URL,
-			"ZERO_MAX_RECEIVE_COUNT":  "5",
-			"ZERO_GROUP_CONCURRENCY":  "10",
-			"ZERO_MIN_BUDGET_SECONDS": "120",
-			"ZERO_RETRY_BASE_SECONDS": "5",
-			"ZERO_RETRY_MAX_SECONDS":  "300",
-		})
-		eq(t, "routes", res.Routes, []Route{
-			{Method: "POST", Path: "/rpc", Function: "Gateway"},
-			{Method: "POST", Path: "/webhooks/telegram", Function: "TelegramWebhook"},
-		})
-		gw := res.Functions["Gateway"]
-		eq(t, "gateway dir", gw.SourceDir, "./functions/gateway")
-		eq(t, "gateway timeout", gw.Timeout, 30*time.Second)
-		eq(t, "gateway env", gw.Env, map[string]string{
-			"ZERO_GATEWAY_TOKEN":    "",
-			"ZERO_TABLE":            prefix + "-sessiontable",
-			"ZERO_BUCKET":           prefix + "-transcriptbucket",
-			"ZERO_QUEUE_URL":        res.Queues["WorkQueue"].URL,
-			"ZERO_CONFIG_PARAMETER": "/zero/" + prefix + "/config",
-		})
-		eq(t, "event sources", res.EventSources, []EventSource{{
-			LogicalID: "RunnerWork", Function: "Runner", Queue: "WorkQueue",
-			QueueURL: res.Queues["WorkQueue"].URL, QueueARN: res.Queues["WorkQueue"].ARN,
-			BatchSize: 10, ReportBatchItemFailures: true, Enabled: true, MaximumConcurrency: 10,
-		}})
-	})
-
-	t.Run("config parameter", func(t *testing.T) {
-		name := "/zero/" + prefix + "/config"
-		eq(t, "parameters", res.SSMParameters, map[string]SSMParameter{
-			"ConfigParameter": {LogicalID: "ConfigParameter", Name: name, Type: "String"},
-		})
-		eq(t, "config parameter", res.ConfigParameter, name)
-		got := describeParameter(t, ssm.NewFromConfig(cfg), name)
-		eq(t, "value", got.value, "{}")
-		eq(t, "type", got.typ, "String")
-		eq(t, "description", got.description, "ZERO configuration (zero.json, JSON or JSON5).")
-	})
-
-	t.Run("idempotent", func(t *testing.T) {
-		again, err := Provision(ctx, cfg, tmpl, opts)
-		if err != nil {
-			t.Fatalf("second Provision: %v", err)
-		}
-		eq(t, "queues", again.Queues, res.Queues)
-		eq(t, "tables", again.Tables, res.Tables)
-		eq(t, "buckets", again.Buckets, res.Buckets)
-		eq(t, "parameters", again.SSMParameters, res.SSMParameters)
-	})
-}
-
-// ssmTemplate has a named parameter the function reads its config from,
-// an unnamed StringList, and refers to both.
-const ssmTemplate = `{
-  "Parameters": {"Doc": {"Type": "String", "Default": "{a: 1}"}},
-  "Resources": {
-    "Config": {"Type": "AWS::SSM::Parameter", "Properties": {
-      "Name": {"Fn::Sub": "/zero/${AWS::StackName}/config"}, "Type": "String",
-      "Value": {"Ref": "Doc"}, "Description": "the doc", "Tier": "Intelligent-Tiering"}},
-    "Hosts": {"Type": "AWS::SSM::Parameter", "Properties": {"Type": "StringList", "Value": ["a", "b"],
-      "Tags": {"team": "zero"}}},
-    "Fn": {"Type": "AWS::Lambda::Function", "Properties": {"Environment": {"Variables": {
-      "ZERO_CONFIG_PARAMETER": {"Ref": "Config"}, "HOSTS": {"Fn::GetAtt": ["Hosts", "Value"]},
-      "HOSTS_NAME": {"Ref": "Hosts"}}}}}
-  }
-}`
-
-func TestProvisionSSMParameter(t *testing.T) {
-	need(t, "AWS emulator", emuErr)
-	t.Parallel()
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "template.json")
-	if err := os.WriteFile(path, []byte(ssmTemplate), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	tmpl, err := LoadTemplate(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := awsconfig.Load(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	client := ssm.NewFromConfig(cfg)
-	prefix := uniquePrefix(t, "ssm")
-	configName, hostsName := "/zero/"+prefix+"/config", prefix+"-hosts"
-	t.Cleanup(func() {
-		client.DeleteParameters(context.Background(), &ssm.DeleteParametersInput{Names: []string{configName, hostsName}})
-	})
-	res, err := Provision(ctx, cfg, tmpl, ProvisionOptions{StackName: prefix, Logf: t.Logf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eq(t, "parameters", res.SSMParameters, map[string]SSMParameter{
-		"Config": {LogicalID: "Config", Name: configName, Type: "String"},
-		"Hosts":  {LogicalID: "Hosts", Name: hostsName, Type: "StringList"},
-	})
-	eq(t, "config parameter", res.ConfigParameter, configName)
-	eq(t, "env", res.Functions["Fn"].Env, map[string]string{
-		"ZERO_CONFIG_PARAMETER": configName, "HOSTS": "a,b", "HOSTS_NAME": hostsName,
-	})
-	got := describeParameter(t, client, configName)
-	eq(t, "config", got, parameterState{value: "{a: 1}", typ: "String", description: "the doc", version: 1})
-	got = describeParameter(t, client, hostsName)
-	eq(t, "hosts", got, parameterState{value: "a,b", typ: "StringList", version: 1})
-
-	// Provisioning again sets the template's value, as a stack update
-	// does: a new version.
-	if _, err := Provision(ctx, cfg, tmpl, ProvisionOptions{StackName: prefix, Params: map[string]string{"Doc": "{a: 2}"}}); err != nil {
-		t.Fatalf("second Provision: %v", err)
-	}
-	got = describeParameter(t, client, configName)
-	eq(t, "config after update", got, parameterState{value: "{a: 2}", typ: "String", description: "the doc", version: 2})
-}
-
-type parameterState struct {
-	value, typ, description string
-	version                 int64
-}
-
-// describeParameter reads a parameter's value, type, description and version.
-func describeParameter(t *testing.T, client *ssm.Client, name string) parameterState {
-	t.Helper()
-	ctx := context.Background()
-	got, err := client.GetParameter(ctx, &ssm.GetParameterInput{Name: aws.String(name)})
-	if err != nil {
-		t.Fatalf("get parameter %s: %v", name, err)
-	}
-	st := parameterState{value: aws.ToString(got.Parameter.Value), typ: string(got.Parameter.Type), version: got.Parameter.Version}
-	desc, err := client.DescribeParameters(ctx, &ssm.DescribeParametersInput{
-		ParameterFilters: []ssmtypes.ParameterStringFilter{{Key: aws.String("Name"), Option: aws.String("Equals"), Values: []string{name}}},
-	})
-	if err != nil || len(desc.Parameters) != 1 {
-		t.Fatalf("describe parameter %s: %v (%d found)", name, err, len(desc.Parameters))
-	}
-	st.description = aws.ToString(desc.Parameters[0].Description)
-	return st
-}
-
-func queueAttrs(t *testing.T, client *sqs.Client, url string) map[string]string {
-	t.Helper()
-	out, err := client.GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{
-		QueueUrl: aws.String(url), AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameAll},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out.Attributes
-}
 
 // echoFunction answers HTTP API events with the event itself as the body
 // (plus a few environment variables as headers); body "fail" returns an
@@ -525,7 +236,7 @@ func buildTestFunction(t *testing.T, name, source string) string {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "bootstrap")
-	if err := Build(context.Background(), repoRoot(t), src, out); err != nil {
+	if err := rie.Build(context.Background(), repoRoot(t), src, out); err != nil {
 		t.Fatal(err)
 	}
 	builtFuncs[name] = out
@@ -534,7 +245,7 @@ func buildTestFunction(t *testing.T, name, source string) string {
 
 func needRIE(t *testing.T) {
 	t.Helper()
-	_, err := FindRIE(repoRoot(t))
+	_, err := rie.FindRIE(repoRoot(t))
 	need(t, "aws-lambda-rie", err)
 }
 
@@ -684,27 +395,12 @@ func TestStackFront(t *testing.T) {
 		}
 	})
 
-	t.Run("killed RIE processes are restarted", func(t *testing.T) {
-		p := st.pools["TelegramWebhook"]
-		for _, pr := range p.procs {
-			_ = syscall.Kill(-pr.cmd.Process.Pid, syscall.SIGKILL)
-			<-pr.exited
-		}
-		for i := 0; i < 2*len(p.procs); i++ {
-			out, err := st.Invoke(context.Background(), "TelegramWebhook", []byte(`{"direct":true}`))
-			if err != nil {
-				t.Fatalf("invoke %d after kill: %v", i, err)
-			}
-			eq(t, "echo", string(out), `{"direct":true}`)
-		}
-	})
-
 	t.Run("direct invoke reports function errors", func(t *testing.T) {
 		ev, _ := json.Marshal(events.APIGatewayV2HTTPRequest{Version: "2.0", Body: "fail"})
 		_, err := st.Invoke(context.Background(), "TelegramWebhook", ev)
-		fe, ok := err.(*FunctionError)
+		fe, ok := err.(*rie.FunctionError)
 		if !ok {
-			t.Fatalf("error = %v, want *FunctionError", err)
+			t.Fatalf("error = %v, want *rie.FunctionError", err)
 		}
 		eq(t, "message", fe.Message, "asked to fail")
 	})
@@ -853,7 +549,7 @@ func TestStackEventSourceGroupOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitFor := func(what string, ok func(ESMStats) bool) {
+	waitFor := func(what string, ok func(esm.Stats) bool) {
 		t.Helper()
 		deadline := time.Now().Add(60 * time.Second)
 		for {
@@ -874,11 +570,11 @@ func TestStackEventSourceGroupOrder(t *testing.T) {
 	time.Sleep(1500 * time.Millisecond)
 	send("a", "a-1")
 	// a-1 is now being processed (for a second); the others arrive meanwhile.
-	waitFor("a-1 received", func(s ESMStats) bool { return s.Batches >= 1 })
+	waitFor("a-1 received", func(s esm.Stats) bool { return s.Batches >= 1 })
 	send("a", "a-2")
 	send("b", "b-1")
 	send("a", "a-3")
-	waitFor("all deleted", func(s ESMStats) bool { return s.Deleted >= 4 })
+	waitFor("all deleted", func(s esm.Stats) bool { return s.Deleted >= 4 })
 
 	type span struct{ start, end int64 }
 	order := map[string][]string{}
@@ -903,5 +599,14 @@ func TestStackEventSourceGroupOrder(t *testing.T) {
 		if spans["a"][i].start < spans["a"][i-1].end {
 			t.Errorf("group a: batch %d started before batch %d ended", i, i-1)
 		}
+	}
+}
+
+// eq reports a difference between got and want as a go-cmp diff. SDK
+// types' unexported (empty) fields are compared too.
+func eq[T any](t *testing.T, what string, got, want T) {
+	t.Helper()
+	if diff := cmp.Diff(want, got, cmp.Exporter(func(reflect.Type) bool { return true })); diff != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s", what, diff)
 	}
 }

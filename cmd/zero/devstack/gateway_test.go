@@ -181,11 +181,21 @@ func TestCLIAgainstLocalStack(t *testing.T) {
 	}
 }
 
-// TestAgentWaitLatency measures `agent` + `agent.wait` end to end on the
-// local stack with the instant echo model, and puts it beside the storage
-// round trips the path needs (the gateway's SendMessage and run reads, the
-// runner's calls), each priced at a measured emulator round trip. With
-// ZERO_BENCH=1 (make bench) it runs 20 times and prints the numbers.
+// waitLagBound is how late agent.wait may return after the run it waits
+// for ended (or after the wait began, when the run ended first): run.Wait
+// reads the run record at 0, 100, 200, 400 and 800 ms, then every second,
+// so it sees the end within one poll interval (at most 1 s); the other
+// second covers the front, the RIE hop and the read itself. It does not
+// depend on how fast the machine runs the turn.
+const waitLagBound = 2 * time.Second
+
+// TestAgentWaitLatency runs `agent` + `agent.wait` end to end on the local
+// stack with the instant echo model and asserts, per run, that agent.wait
+// returned within waitLagBound of the later of the run's endedAt and the
+// start of the wait. It also puts the mean beside the storage round trips
+// the path needs (the gateway's SendMessage and run reads, the runner's
+// calls), each priced at a measured emulator round trip, in BENCH lines.
+// With ZERO_BENCH=1 (make bench) it runs 20 times.
 func TestAgentWaitLatency(t *testing.T) {
 	n := 2
 	if os.Getenv("ZERO_BENCH") != "" {
@@ -205,18 +215,28 @@ func TestAgentWaitLatency(t *testing.T) {
 	}
 	rtt := time.Since(start) / probes
 
-	var total, waiting time.Duration
+	var total, waiting, worstLag time.Duration
 	for i := range n {
 		begin := time.Now()
 		_, out := rpc(t, st, e2eGatewayToken, "agent", map[string]any{"message": fmt.Sprintf("bench %d", i), "sessionKey": "bench"})
 		runID := result(t, out)["runId"]
 		waitStart := time.Now()
 		_, out = rpc(t, st, e2eGatewayToken, "agent.wait", map[string]any{"runId": runID, "timeoutMs": 20000})
-		if r := result(t, out); r["status"] != "ok" {
+		returned := time.Now()
+		r := result(t, out)
+		if r["status"] != "ok" {
 			t.Fatalf("run %d: %v", i, r)
 		}
-		waiting += time.Since(waitStart)
-		total += time.Since(begin)
+		lag, err := waitLag(r, waitStart, returned)
+		if err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+		if lag > waitLagBound {
+			t.Errorf("run %d: agent.wait returned %s after the run ended (or the wait began), want at most %s", i, lag.Round(time.Millisecond), waitLagBound)
+		}
+		worstLag = max(worstLag, lag)
+		waiting += returned.Sub(waitStart)
+		total += returned.Sub(begin)
 	}
 	mean := total / time.Duration(n)
 	batches, requests := logs.snapshot()
@@ -237,4 +257,19 @@ func TestAgentWaitLatency(t *testing.T) {
 		waitReads, waiting.Round(time.Millisecond), float64(waitReads)/waiting.Seconds())
 	t.Logf("BENCH agent_wait runs=%d mean=%s storage_calls_per_run=%.1f emulator_rtt=%s ratio=%.1f (mean / (calls × rtt); the local queue poller and RIE hops are the rest)",
 		n, mean.Round(time.Millisecond), perRun, rtt.Round(time.Microsecond), float64(mean)/(perRun*float64(rtt)))
+	t.Logf("BENCH agent_wait_lag worst=%s bound=%s (agent.wait's return after max(endedAt, wait start))", worstLag.Round(time.Millisecond), waitLagBound)
+}
+
+// waitLag is how long after the later of the run's end (its endedAt, epoch
+// ms) and waitStart agent.wait returned. Both clocks are this machine's.
+func waitLag(result map[string]any, waitStart, returned time.Time) (time.Duration, error) {
+	ms, ok := result["endedAt"].(float64)
+	if !ok || ms <= 0 {
+		return 0, fmt.Errorf("agent.wait result %v has no endedAt", result)
+	}
+	from := time.UnixMilli(int64(ms))
+	if waitStart.After(from) {
+		from = waitStart
+	}
+	return returned.Sub(from), nil
 }

@@ -23,6 +23,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/zero-gateway/zero/cmd/zero/devstack/rie"
+	"github.com/zero-gateway/zero/cmd/zero/devstack/template"
 	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/ssmparam"
 )
@@ -271,7 +273,7 @@ func startLoadRig(b *testing.B, name string, p loadParams) *loadRig {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := FindRIE(root); err != nil {
+	if _, err := rie.FindRIE(root); err != nil {
 		b.Fatalf("aws-lambda-rie unavailable (run `make deps`): %v", err)
 	}
 	emulatorURL := os.Getenv("AWS_ENDPOINT_URL") // set by TestMain
@@ -299,15 +301,15 @@ func startLoadRig(b *testing.B, name string, p loadParams) *loadRig {
 
 	ctx, cancel := context.WithTimeout(b.Context(), 10*time.Minute) // builds are slow on a busy machine
 	defer cancel()
-	template := filepath.Join(b.TempDir(), "template.json")
-	if err := Translate(ctx, root, "template.yaml", template); err != nil {
+	tmplPath := filepath.Join(b.TempDir(), "template.json")
+	if err := template.Translate(ctx, root, "template.yaml", tmplPath); err != nil {
 		b.Fatalf("aws-sam-translator (run `make deps`): %v", err)
 	}
 	var suffix [4]byte
 	_, _ = rand.Read(suffix[:])
 	st, err := Start(ctx, Options{
 		Root:      root,
-		Template:  template,
+		Template:  tmplPath,
 		Prefix:    "zl-" + hex.EncodeToString(suffix[:]) + "-" + name,
 		Endpoint:  rig.proxy.URL,
 		FrontAddr: "127.0.0.1:0",

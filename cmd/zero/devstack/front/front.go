@@ -1,4 +1,11 @@
-package devstack
+// Package front serves a template's HTTP API routes the way API Gateway
+// HTTP APIs do with payload format 2.0: each request becomes an
+// events.APIGatewayV2HTTPRequest for the route's function (the most
+// specific route wins), and the function's answer becomes the HTTP
+// response. Errors are answered as API Gateway answers them: 404 without a
+// route, 413 over 10 MB, 503 after the integration timeout, 500 for a
+// failed invocation or a malformed answer.
+package front
 
 import (
 	"context"
@@ -20,24 +27,29 @@ import (
 	"unicode/utf8"
 
 	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/zero-gateway/zero/cmd/zero/devstack/provision"
 )
 
 // maxRequestBody is API Gateway's HTTP API payload limit (10 MB).
 const maxRequestBody = 10 << 20
 
-// front serves the template's HTTP API routes the way API Gateway HTTP APIs
-// do with payload format 2.0: each request becomes an
-// events.APIGatewayV2HTTPRequest for the route's function, and the
-// function's events.APIGatewayV2HTTPResponse becomes the HTTP answer.
-type front struct {
-	routes    []Route
-	invoke    func(ctx context.Context, function string, payload []byte) ([]byte, error)
-	accountID string
-	apiID     string
-	// timeout is the integration timeout (API Gateway: 30 s).
-	timeout time.Duration
-	logf    func(string, ...any)
-	now     func() time.Time
+// Front is the http.Handler of an HTTP API.
+type Front struct {
+	// Routes are the API's routes.
+	Routes []provision.Route
+	// Invoke runs a function (by logical id) on an event and returns its
+	// answer.
+	Invoke func(ctx context.Context, function string, payload []byte) ([]byte, error)
+	// AccountID and APIID fill the events' requestContext.
+	AccountID string
+	APIID     string
+	// Timeout is the integration timeout (API Gateway: 30 s).
+	Timeout time.Duration
+	// Logf receives failed requests.
+	Logf func(string, ...any)
+
+	now func() time.Time // tests: the request time
 }
 
 // gatewayError writes an API Gateway style error: {"message": msg}.
@@ -47,8 +59,9 @@ func gatewayError(w http.ResponseWriter, status int, msg string) {
 	_, _ = fmt.Fprintf(w, "{\"message\":%q}", msg)
 }
 
-func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	route, params, ok := matchRoute(f.routes, r.Method, r.URL.EscapedPath())
+// ServeHTTP routes r to its function and writes the function's answer.
+func (f *Front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	route, params, ok := matchRoute(f.Routes, r.Method, r.URL.EscapedPath())
 	if !ok {
 		gatewayError(w, http.StatusNotFound, "Not Found")
 		return
@@ -68,27 +81,27 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	reqID := newRequestID()
 	w.Header().Set("Apigw-Requestid", reqID)
-	event := newV2Request(r, route, params, body, now, reqID, f.accountID, f.apiID)
+	event := newV2Request(r, route, params, body, now, reqID, f.AccountID, f.APIID)
 	payload, err := json.Marshal(event)
 	if err != nil {
 		gatewayError(w, http.StatusInternalServerError, "Internal Server Error")
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), f.timeout)
+	ctx, cancel := context.WithTimeout(r.Context(), f.Timeout)
 	defer cancel()
-	out, err := f.invoke(ctx, route.Function, payload)
+	out, err := f.Invoke(ctx, route.Function, payload)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && r.Context().Err() == nil {
-			f.logf("%s %s: integration timed out after %s", r.Method, r.URL.Path, f.timeout)
+			f.Logf("%s %s: integration timed out after %s", r.Method, r.URL.Path, f.Timeout)
 			gatewayError(w, http.StatusServiceUnavailable, "Service Unavailable")
 			return
 		}
-		f.logf("%s %s: %v", r.Method, r.URL.Path, err)
+		f.Logf("%s %s: %v", r.Method, r.URL.Path, err)
 		gatewayError(w, http.StatusInternalServerError, "Internal Server Error")
 		return
 	}
 	if err := writeV2Response(w, out); err != nil {
-		f.logf("%s %s: malformed function response: %v", r.Method, r.URL.Path, err)
+		f.Logf("%s %s: malformed function response: %v", r.Method, r.URL.Path, err)
 		gatewayError(w, http.StatusInternalServerError, "Internal Server Error")
 	}
 }
@@ -96,9 +109,9 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // matchRoute finds the route for method and path. As in API Gateway, the
 // most specific route wins: exact paths before {param} paths before
 // {greedy+} paths, a named method before ANY, and $default last.
-func matchRoute(routes []Route, method, path string) (Route, map[string]string, bool) {
+func matchRoute(routes []provision.Route, method, path string) (provision.Route, map[string]string, bool) {
 	var (
-		best       Route
+		best       provision.Route
 		bestParams map[string]string
 		bestScore  = -1
 	)
@@ -175,47 +188,9 @@ func unescape(s string) string {
 }
 
 // newV2Request builds the payload format 2.0 event API Gateway sends for r.
-func newV2Request(r *http.Request, route Route, params map[string]string, body []byte, now time.Time, requestID, accountID, apiID string) events.APIGatewayV2HTTPRequest {
-	headers := map[string]string{}
-	var cookies []string
-	for name, values := range r.Header {
-		lname := strings.ToLower(name)
-		if lname == "cookie" {
-			for _, v := range values {
-				for _, c := range strings.Split(v, ";") {
-					if c = strings.TrimSpace(c); c != "" {
-						cookies = append(cookies, c)
-					}
-				}
-			}
-			continue
-		}
-		headers[lname] = strings.Join(values, ",")
-	}
+func newV2Request(r *http.Request, route provision.Route, params map[string]string, body []byte, now time.Time, requestID, accountID, apiID string) events.APIGatewayV2HTTPRequest {
+	headers, cookies, sourceIP := v2Headers(r, body, now)
 	host := r.Host
-	headers["host"] = host
-	if len(body) > 0 {
-		headers["content-length"] = strconv.Itoa(len(body))
-	}
-	sourceIP, port := r.RemoteAddr, ""
-	if h, p, err := net.SplitHostPort(r.RemoteAddr); err == nil {
-		sourceIP, port = h, p
-	}
-	if _, ok := headers["x-forwarded-for"]; !ok {
-		headers["x-forwarded-for"] = sourceIP
-	}
-	if _, p, err := net.SplitHostPort(host); err == nil {
-		port = p
-	}
-	headers["x-forwarded-port"] = port
-	headers["x-forwarded-proto"] = "http"
-	if r.TLS != nil {
-		headers["x-forwarded-proto"] = "https"
-	}
-	if _, ok := headers["x-amzn-trace-id"]; !ok {
-		headers["x-amzn-trace-id"] = fmt.Sprintf("Root=1-%08x-%s", now.Unix(), randomHex(12))
-	}
-
 	var query map[string]string
 	if q := r.URL.Query(); len(q) > 0 {
 		query = map[string]string{}
@@ -267,6 +242,52 @@ func newV2Request(r *http.Request, route Route, params map[string]string, body [
 		}
 	}
 	return ev
+}
+
+// v2Headers maps r's headers as API Gateway does: lower-case names,
+// repeated values joined with commas, cookies apart, and the host,
+// content-length, x-forwarded-* and x-amzn-trace-id headers it adds. It
+// also returns the client's address.
+func v2Headers(r *http.Request, body []byte, now time.Time) (headers map[string]string, cookies []string, sourceIP string) {
+	headers = map[string]string{}
+	for name, values := range r.Header {
+		lname := strings.ToLower(name)
+		if lname == "cookie" {
+			for _, v := range values {
+				for _, c := range strings.Split(v, ";") {
+					if c = strings.TrimSpace(c); c != "" {
+						cookies = append(cookies, c)
+					}
+				}
+			}
+			continue
+		}
+		headers[lname] = strings.Join(values, ",")
+	}
+	host := r.Host
+	headers["host"] = host
+	if len(body) > 0 {
+		headers["content-length"] = strconv.Itoa(len(body))
+	}
+	sourceIP, port := r.RemoteAddr, ""
+	if h, p, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		sourceIP, port = h, p
+	}
+	if _, ok := headers["x-forwarded-for"]; !ok {
+		headers["x-forwarded-for"] = sourceIP
+	}
+	if _, p, err := net.SplitHostPort(host); err == nil {
+		port = p
+	}
+	headers["x-forwarded-port"] = port
+	headers["x-forwarded-proto"] = "http"
+	if r.TLS != nil {
+		headers["x-forwarded-proto"] = "https"
+	}
+	if _, ok := headers["x-amzn-trace-id"]; !ok {
+		headers["x-amzn-trace-id"] = fmt.Sprintf("Root=1-%08x-%s", now.Unix(), randomHex(12))
+	}
+	return headers, cookies, sourceIP
 }
 
 // isTextBody tells whether API Gateway would pass body as text: it must be
@@ -360,12 +381,21 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// routeList renders routes for humans, sorted.
-func routeList(routes []Route) []string {
+// RouteList renders routes for humans ("POST /rpc -> Gateway"), sorted.
+func RouteList(routes []provision.Route) []string {
 	out := make([]string, len(routes))
 	for i, r := range routes {
 		out[i] = r.RouteKey() + " -> " + r.Function
 	}
 	sort.Strings(out)
 	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

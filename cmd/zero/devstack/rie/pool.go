@@ -1,4 +1,10 @@
-package devstack
+// Package rie runs Lambda function bootstraps locally under the AWS Lambda
+// Runtime Interface Emulator: Build compiles a bootstrap as deployed (for
+// the host), FindRIE locates the emulator, and a Pool keeps a fixed number
+// of RIE processes per function, one invocation per process at a time,
+// restarting a process that dies. Only Linux is supported (process groups,
+// Pdeathsig, /proc).
+package rie
 
 import (
 	"bytes"
@@ -110,24 +116,36 @@ func errorDocument(function string, body []byte) *FunctionError {
 	return fe
 }
 
-// poolConfig describes the RIE processes of one function.
-type poolConfig struct {
-	function  string // logical id, for messages
-	bootstrap string // absolute path
-	rie       string
-	size      int
-	env       []string      // complete environment of each RIE process
-	timeout   time.Duration // function timeout
-	output    io.Writer     // function and RIE output, line-prefixed
-	verbose   bool          // keep RIE's START/END/REPORT and info logs
-	logf      func(string, ...any)
+// Config describes the RIE processes of one function.
+type Config struct {
+	// Function names the function in messages and output prefixes
+	// ("[Function#slot] ").
+	Function string
+	// Bootstrap is the absolute path of the function's bootstrap.
+	Bootstrap string
+	// RIE is the aws-lambda-rie binary (see FindRIE).
+	RIE string
+	// Size is the number of processes (at least 1).
+	Size int
+	// Env is the complete environment of each RIE process, which passes
+	// it on to the runtime.
+	Env []string
+	// Timeout is the function timeout; the RIE enforces it.
+	Timeout time.Duration
+	// Output receives the function's and the RIE's output, line-prefixed
+	// (nil: discarded).
+	Output io.Writer
+	// Verbose keeps the RIE's START/END/REPORT and info lines.
+	Verbose bool
+	// Logf receives restarts and failures (nil: discarded).
+	Logf func(string, ...any)
 }
 
-// pool runs size RIE processes for one function. One RIE process handles
+// Pool runs Size RIE processes for one function. One RIE process handles
 // one invocation at a time (concurrent invocations crash it), so every
 // process is handed to a single caller at a time through the idle channel.
-type pool struct {
-	cfg    poolConfig
+type Pool struct {
+	cfg    Config
 	idle   chan *proc
 	procs  []*proc
 	client *http.Client
@@ -148,22 +166,27 @@ type proc struct {
 	exited chan struct{}
 }
 
-func newPool(ctx context.Context, cfg poolConfig) (*pool, error) {
-	if cfg.size < 1 {
-		cfg.size = 1
+// NewPool starts cfg.Size RIE processes and waits until each listens; ctx
+// bounds the start only. On error the processes started are stopped.
+func NewPool(ctx context.Context, cfg Config) (*Pool, error) {
+	if cfg.Size < 1 {
+		cfg.Size = 1
+	}
+	if cfg.Logf == nil {
+		cfg.Logf = func(string, ...any) {}
 	}
 	pctx, cancel := context.WithCancel(context.Background())
-	p := &pool{
+	p := &Pool{
 		cfg:    cfg,
-		idle:   make(chan *proc, cfg.size),
+		idle:   make(chan *proc, cfg.Size),
 		client: &http.Client{},
 		ctx:    pctx,
 		cancel: cancel,
 	}
-	for i := 0; i < cfg.size; i++ {
+	for i := 0; i < cfg.Size; i++ {
 		pr := &proc{slot: i}
 		if err := p.start(ctx, pr); err != nil {
-			p.close()
+			p.Close()
 			return nil, err
 		}
 		p.procs = append(p.procs, pr)
@@ -173,7 +196,7 @@ func newPool(ctx context.Context, cfg poolConfig) (*pool, error) {
 }
 
 // start launches an RIE process in pr's slot on fresh ports.
-func (p *pool) start(ctx context.Context, pr *proc) error {
+func (p *Pool) start(ctx context.Context, pr *proc) error {
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
 		addr, err := freeAddr()
@@ -185,17 +208,17 @@ func (p *pool) start(ctx context.Context, pr *proc) error {
 			return err
 		}
 		logLevel := "error"
-		if p.cfg.verbose {
+		if p.cfg.Verbose {
 			logLevel = "info"
 		}
-		cmd := exec.Command(p.cfg.rie,
+		cmd := exec.Command(p.cfg.RIE,
 			"--log-level", logLevel,
 			"--runtime-interface-emulator-address", addr,
 			"--runtime-api-address", apiAddr,
-			p.cfg.bootstrap)
-		cmd.Dir = filepath.Dir(p.cfg.bootstrap)
-		cmd.Env = p.cfg.env
-		w := newLineWriter(p.cfg.output, fmt.Sprintf("[%s#%d] ", p.cfg.function, pr.slot), p.cfg.verbose)
+			p.cfg.Bootstrap)
+		cmd.Dir = filepath.Dir(p.cfg.Bootstrap)
+		cmd.Env = p.cfg.Env
+		w := newLineWriter(p.cfg.Output, fmt.Sprintf("[%s#%d] ", p.cfg.Function, pr.slot), p.cfg.Verbose)
 		cmd.Stdout, cmd.Stderr = w, w
 		// Own process group, killed with us (Pdeathsig) if we die first.
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -203,7 +226,7 @@ func (p *pool) start(ctx context.Context, pr *proc) error {
 		// for it forever once the RIE itself has exited.
 		cmd.WaitDelay = 2 * time.Second
 		if err := cmd.Start(); err != nil {
-			return fmt.Errorf("start %s for %s: %w", p.cfg.rie, p.cfg.function, err)
+			return fmt.Errorf("start %s for %s: %w", p.cfg.RIE, p.cfg.Function, err)
 		}
 		exited := make(chan struct{})
 		go func() {
@@ -217,7 +240,7 @@ func (p *pool) start(ctx context.Context, pr *proc) error {
 		}
 		p.stopProc(pr)
 	}
-	return fmt.Errorf("RIE for %s did not start: %w", p.cfg.function, lastErr)
+	return fmt.Errorf("RIE for %s did not start: %w", p.cfg.Function, lastErr)
 }
 
 func waitListening(ctx context.Context, addr string, exited <-chan struct{}, limit time.Duration) error {
@@ -241,17 +264,23 @@ func waitListening(ctx context.Context, addr string, exited <-chan struct{}, lim
 	}
 }
 
-// invoke runs one invocation on an idle process. If ctx ends first the
-// caller gets ctx's error, but the process stays busy until the function
-// finishes (or times out), as a Lambda execution environment would.
-func (p *pool) invoke(ctx context.Context, payload []byte) ([]byte, error) {
+// Size is the number of RIE processes.
+func (p *Pool) Size() int { return p.cfg.Size }
+
+// Invoke runs one invocation on an idle process and returns the function's
+// response. A failure the function reports (error, panic, crash, timeout)
+// is a *FunctionError; anything else is the pool's own failure. If ctx
+// ends first the caller gets ctx's error, but the process stays busy until
+// the function finishes (or times out), as a Lambda execution environment
+// would.
+func (p *Pool) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 	var pr *proc
 	select {
 	case pr = <-p.idle:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	case <-p.ctx.Done():
-		return nil, fmt.Errorf("invoke %s: stack closed", p.cfg.function)
+		return nil, fmt.Errorf("invoke %s: pool closed", p.cfg.Function)
 	}
 	type result struct {
 		out []byte
@@ -263,7 +292,7 @@ func (p *pool) invoke(ctx context.Context, payload []byte) ([]byte, error) {
 	if p.closed {
 		p.mu.Unlock()
 		p.idle <- pr
-		return nil, fmt.Errorf("invoke %s: stack closed", p.cfg.function)
+		return nil, fmt.Errorf("invoke %s: pool closed", p.cfg.Function)
 	}
 	p.inflight.Add(1)
 	p.mu.Unlock()
@@ -283,7 +312,7 @@ func (p *pool) invoke(ctx context.Context, payload []byte) ([]byte, error) {
 
 // call sends payload to pr. On a transport or RIE failure the process is
 // stopped, to be restarted by release.
-func (p *pool) call(pr *proc, payload []byte) ([]byte, error) {
+func (p *Pool) call(pr *proc, payload []byte) ([]byte, error) {
 	select {
 	case <-pr.exited:
 		if err := p.restart(pr); err != nil {
@@ -292,36 +321,36 @@ func (p *pool) call(pr *proc, payload []byte) ([]byte, error) {
 	default:
 	}
 	// The RIE enforces the function timeout; the margin covers init.
-	ctx, cancel := context.WithTimeout(p.ctx, p.cfg.timeout+15*time.Second)
+	ctx, cancel := context.WithTimeout(p.ctx, p.cfg.Timeout+15*time.Second)
 	defer cancel()
 	url := "http://" + pr.addr + "/2015-03-31/functions/function/invocations"
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
 	if err != nil {
-		return nil, fmt.Errorf("invoke %s: %w", p.cfg.function, err)
+		return nil, fmt.Errorf("invoke %s: %w", p.cfg.Function, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := p.client.Do(req)
 	if err != nil {
 		p.stopProc(pr)
-		return nil, fmt.Errorf("invoke %s: RIE process: %w", p.cfg.function, err)
+		return nil, fmt.Errorf("invoke %s: RIE process: %w", p.cfg.Function, err)
 	}
 	body, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if err != nil {
 		p.stopProc(pr)
-		return nil, fmt.Errorf("invoke %s: read RIE answer: %w", p.cfg.function, err)
+		return nil, fmt.Errorf("invoke %s: read RIE answer: %w", p.cfg.Function, err)
 	}
-	out, err := parseInvokeResult(p.cfg.function, resp.StatusCode, body)
+	out, err := parseInvokeResult(p.cfg.Function, resp.StatusCode, body)
 	var fe *FunctionError
 	if err != nil && !errors.As(err, &fe) {
 		p.stopProc(pr)
-		return nil, fmt.Errorf("invoke %s: %w", p.cfg.function, err)
+		return nil, fmt.Errorf("invoke %s: %w", p.cfg.Function, err)
 	}
 	return out, err
 }
 
 // release returns pr to the idle set, restarting its process if it died.
-func (p *pool) release(pr *proc) {
+func (p *Pool) release(pr *proc) {
 	select {
 	case <-pr.exited:
 		p.mu.Lock()
@@ -329,7 +358,7 @@ func (p *pool) release(pr *proc) {
 		p.mu.Unlock()
 		if !closed {
 			if err := p.restart(pr); err != nil {
-				p.cfg.logf("%s: %v (will retry on next invocation)", p.cfg.function, err)
+				p.cfg.Logf("%s: %v (will retry on next invocation)", p.cfg.Function, err)
 			}
 		}
 	default:
@@ -337,21 +366,21 @@ func (p *pool) release(pr *proc) {
 	p.idle <- pr
 }
 
-func (p *pool) restart(pr *proc) error {
+func (p *Pool) restart(pr *proc) error {
 	p.mu.Lock()
 	closed := p.closed
 	p.mu.Unlock()
 	if closed {
-		return fmt.Errorf("invoke %s: stack closed", p.cfg.function)
+		return fmt.Errorf("invoke %s: pool closed", p.cfg.Function)
 	}
-	p.cfg.logf("%s: restarting RIE process #%d", p.cfg.function, pr.slot)
+	p.cfg.Logf("%s: restarting RIE process #%d", p.cfg.Function, pr.slot)
 	return p.start(p.ctx, pr)
 }
 
 // stopProc ends pr's RIE process and its runtime. SIGTERM lets the RIE
 // kill the runtime (which runs in its own process group); after a grace
 // period everything left is killed.
-func (p *pool) stopProc(pr *proc) {
+func (p *Pool) stopProc(pr *proc) {
 	if pr.cmd == nil || pr.cmd.Process == nil {
 		return
 	}
@@ -375,8 +404,9 @@ func (p *pool) stopProc(pr *proc) {
 	<-pr.exited
 }
 
-// close stops every process; in-flight invocations fail.
-func (p *pool) close() {
+// Close stops every process; in-flight invocations fail. It is safe to
+// call more than once.
+func (p *Pool) Close() {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()

@@ -1,4 +1,4 @@
-package devstack
+package front
 
 import (
 	"context"
@@ -8,22 +8,25 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/zero-gateway/zero/cmd/zero/devstack/provision"
+	"github.com/zero-gateway/zero/cmd/zero/devstack/rie"
 )
 
-var telegramRoute = Route{Method: "POST", Path: "/webhooks/telegram", Function: "TelegramWebhook"}
+var telegramRoute = provision.Route{Method: "POST", Path: "/webhooks/telegram", Function: "TelegramWebhook"}
 
 func TestNewV2Request(t *testing.T) {
 	now := time.Date(2026, 11, 25, 10, 4, 5, 123e6, time.UTC)
 	tests := []struct {
 		name   string
 		req    func() *http.Request
-		route  Route
+		route  provision.Route
 		params map[string]string
 		check  func(t *testing.T, ev events.APIGatewayV2HTTPRequest)
 	}{
@@ -110,7 +113,7 @@ func TestNewV2Request(t *testing.T) {
 		},
 		{
 			name:   "path parameters and empty body",
-			route:  Route{Method: "GET", Path: "/sessions/{id}", Function: "F"},
+			route:  provision.Route{Method: "GET", Path: "/sessions/{id}", Function: "F"},
 			params: map[string]string{"id": "a b"},
 			req:    func() *http.Request { return httptest.NewRequest("GET", "/sessions/a%20b", nil) },
 			check: func(t *testing.T, ev events.APIGatewayV2HTTPRequest) {
@@ -143,17 +146,17 @@ func TestNewV2Request(t *testing.T) {
 }
 
 func TestMatchRoute(t *testing.T) {
-	routes := []Route{
+	routes := []provision.Route{
 		telegramRoute,
 		{Method: "GET", Path: "/items/{id}", Function: "Item"},
 		{Method: "GET", Path: "/items/special", Function: "Special"},
 		{Method: "ANY", Path: "/items/{id}", Function: "AnyItem"},
 		{Method: "ANY", Path: "/files/{proxy+}", Function: "Files"},
 	}
-	withDefault := append(append([]Route{}, routes...), Route{Method: "ANY", Path: "$default", Function: "Default"})
+	withDefault := append(append([]provision.Route{}, routes...), provision.Route{Method: "ANY", Path: "$default", Function: "Default"})
 	tests := []struct {
 		name       string
-		routes     []Route
+		routes     []provision.Route
 		method     string
 		path       string
 		wantFn     string
@@ -264,7 +267,7 @@ func TestFrontErrors(t *testing.T) {
 		{
 			name: "function error", method: "POST", path: "/webhooks/telegram",
 			invoke: func(context.Context) ([]byte, error) {
-				return nil, &FunctionError{Type: "errorString", Message: "boom"}
+				return nil, &rie.FunctionError{Type: "errorString", Message: "boom"}
 			},
 			wantStatus: 500, wantBody: `{"message":"Internal Server Error"}`,
 		},
@@ -289,16 +292,16 @@ func TestFrontErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := &front{
-				routes: []Route{telegramRoute},
-				invoke: func(ctx context.Context, fn string, payload []byte) ([]byte, error) {
+			f := &Front{
+				Routes: []provision.Route{telegramRoute},
+				Invoke: func(ctx context.Context, fn string, payload []byte) ([]byte, error) {
 					if fn != "TelegramWebhook" {
 						return nil, errors.New("wrong function " + fn)
 					}
 					return tt.invoke(ctx)
 				},
-				timeout: 50 * time.Millisecond,
-				logf:    t.Logf,
+				Timeout: 50 * time.Millisecond,
+				Logf:    t.Logf,
 			}
 			w := httptest.NewRecorder()
 			f.ServeHTTP(w, httptest.NewRequest(tt.method, tt.path, strings.NewReader("{}")))
@@ -311,9 +314,10 @@ func TestFrontErrors(t *testing.T) {
 	}
 }
 
+// eq reports a difference between got and want as a go-cmp diff.
 func eq[T any](t *testing.T, what string, got, want T) {
 	t.Helper()
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("%s = %#v, want %#v", what, got, want)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s", what, diff)
 	}
 }

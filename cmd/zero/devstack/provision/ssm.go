@@ -1,4 +1,4 @@
-package devstack
+package provision
 
 import (
 	"context"
@@ -9,34 +9,36 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 	ssmtypes "github.com/aws/aws-sdk-go-v2/service/ssm/types"
+
+	"github.com/zero-gateway/zero/cmd/zero/devstack/template"
 )
 
 // Environment variables of the functions about zero.json.
 const (
-	// configParameterEnv names the SSM parameter holding zero.json
+	// ConfigParameterEnv names the SSM parameter holding zero.json
 	// (template.yaml sets it to !Ref ConfigParameter).
-	configParameterEnv = "ZERO_CONFIG_PARAMETER"
-	// configTTLEnv is how long a function keeps the config before it
+	ConfigParameterEnv = "ZERO_CONFIG_PARAMETER"
+	// ConfigTTLEnv is how long a function keeps the config before it
 	// checks the parameter's version again (a Go duration).
-	configTTLEnv = "ZERO_CONFIG_TTL"
+	ConfigTTLEnv = "ZERO_CONFIG_TTL"
 )
 
 // ssmParameter writes an AWS::SSM::Parameter with PutParameter (Overwrite),
 // as a stack update would set it to the template's value. Ref is the name.
 // Without a Name the parameter is called <stack>-<lower(logical id)>
 // (CloudFormation would make up a random one).
-func (p *provisioner) ssmParameter(ctx context.Context, id string, res Resource) error {
+func (p *provisioner) ssmParameter(ctx context.Context, id string, res template.Resource) error {
 	props, err := p.resolveProps(res)
 	if err != nil {
 		return err
 	}
-	name := scalarString(props["Name"])
+	name := template.ScalarString(props["Name"])
 	if name == "" {
 		name = physicalName(p.res.StackName, id)
 	}
 	in := &ssm.PutParameterInput{
 		Name:      aws.String(name),
-		Type:      ssmtypes.ParameterType(scalarString(props["Type"])),
+		Type:      ssmtypes.ParameterType(template.ScalarString(props["Type"])),
 		Overwrite: aws.Bool(true),
 	}
 	value, ok := props["Value"]
@@ -46,11 +48,11 @@ func (p *provisioner) ssmParameter(ctx context.Context, id string, res Resource)
 	if list, ok := value.([]any); ok { // a StringList given as a list
 		in.Value = aws.String(joinScalars(list))
 	} else {
-		in.Value = aws.String(scalarString(value))
+		in.Value = aws.String(template.ScalarString(value))
 	}
 	var ignored []string
 	for _, k := range sortedKeys(props) {
-		s := scalarString(props[k])
+		s := template.ScalarString(props[k])
 		switch k {
 		case "Name", "Type", "Value":
 		case "Description":
@@ -75,7 +77,7 @@ func (p *provisioner) ssmParameter(ctx context.Context, id string, res Resource)
 	}
 	p.logf("parameter %s written: %s (version %d)", id, name, out.Version)
 	p.res.SSMParameters[id] = SSMParameter{LogicalID: id, Name: name, Type: string(in.Type)}
-	p.r.define(id, name, map[string]string{"Type": string(in.Type), "Value": aws.ToString(in.Value)})
+	p.ev.Define(id, name, map[string]string{"Type": string(in.Type), "Value": aws.ToString(in.Value)})
 	return nil
 }
 
@@ -83,7 +85,7 @@ func (p *provisioner) ssmParameter(ctx context.Context, id string, res Resource)
 func joinScalars(list []any) string {
 	parts := make([]string, len(list))
 	for i, v := range list {
-		parts[i] = scalarString(v)
+		parts[i] = template.ScalarString(v)
 	}
 	return strings.Join(parts, ",")
 }
@@ -93,12 +95,12 @@ func joinScalars(list []any) string {
 // template's parameters, and all functions must agree on it.
 func (p *provisioner) configParameter() error {
 	for _, id := range sortedKeys(p.res.Functions) {
-		name, ok := p.res.Functions[id].Env[configParameterEnv]
+		name, ok := p.res.Functions[id].Env[ConfigParameterEnv]
 		if !ok {
 			continue
 		}
 		if cur := p.res.ConfigParameter; cur != "" && cur != name {
-			return fmt.Errorf("functions read zero.json from different parameters (%s: %s and %s); want one", configParameterEnv, cur, name)
+			return fmt.Errorf("functions read zero.json from different parameters (%s: %s and %s); want one", ConfigParameterEnv, cur, name)
 		}
 		p.res.ConfigParameter = name
 	}
@@ -108,7 +110,7 @@ func (p *provisioner) configParameter() error {
 				return nil
 			}
 		}
-		return fmt.Errorf("%s is %s, which is not an AWS::SSM::Parameter of the template", configParameterEnv, name)
+		return fmt.Errorf("%s is %s, which is not an AWS::SSM::Parameter of the template", ConfigParameterEnv, name)
 	}
 	return nil
 }

@@ -1,19 +1,20 @@
-package devstack
+package template
 
 import (
 	"errors"
-	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
-func testResolver() *resolver {
-	r := newResolver(map[string]string{"Secret": "s3cr3t", "Model": "zero/echo"}, "eu-west-1", "123456789012", "zero-t")
-	r.define("WorkQueue", "http://localhost/123456789012/zero-t-workqueue.fifo", map[string]string{
+func testEvaluator() *Evaluator {
+	r := NewEvaluator(map[string]string{"Secret": "s3cr3t", "Model": "zero/echo"}, "eu-west-1", "123456789012", "zero-t")
+	r.Define("WorkQueue", "http://localhost/123456789012/zero-t-workqueue.fifo", map[string]string{
 		"Arn":       "arn:aws:sqs:eu-west-1:123456789012:zero-t-workqueue.fifo",
 		"QueueName": "zero-t-workqueue.fifo",
 	})
-	r.define("SessionTable", "zero-t-sessiontable", map[string]string{
+	r.Define("SessionTable", "zero-t-sessiontable", map[string]string{
 		"Arn": "arn:aws:dynamodb:eu-west-1:123456789012:table/zero-t-sessiontable",
 	})
 	return r
@@ -62,32 +63,32 @@ func TestResolve(t *testing.T) {
 		{name: "unknown ref", in: map[string]any{"Ref": "RunnerRole"}, wantErr: "Ref RunnerRole: unresolved reference"},
 		{name: "unknown attribute", in: map[string]any{"Fn::GetAtt": []any{"WorkQueue", "Nope"}}, wantErr: "attribute not provided locally"},
 		{name: "sub with unknown variable", in: map[string]any{"Fn::Sub": "${RunnerRole.Arn}"}, wantErr: "Fn::Sub ${RunnerRole.Arn}"},
-		{name: "unsupported function", in: map[string]any{"Fn::If": []any{"C", "a", "b"}}, wantErr: "Fn::If is not supported"},
+		{name: "unsupported function", in: map[string]any{"Fn::FindInMap": []any{"M", "a", "b"}}, wantErr: "Fn::FindInMap is not supported"},
 		{name: "select out of range", in: map[string]any{"Fn::Select": []any{"3", []any{"a"}}}, wantErr: "out of range"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := testResolver().resolve(tt.in)
+			got, err := testEvaluator().Resolve(tt.in)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("resolve() error = %v, want it to contain %q", err, tt.wantErr)
+					t.Fatalf("Resolve() error = %v, want it to contain %q", err, tt.wantErr)
 				}
 				return
 			}
 			if err != nil {
-				t.Fatalf("resolve() error = %v", err)
+				t.Fatalf("Resolve() error = %v", err)
 			}
-			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("resolve() = %#v, want %#v", got, tt.want)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Resolve() mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}
 }
 
 func TestUnresolvedIsMarked(t *testing.T) {
-	_, err := testResolver().resolve(map[string]any{"Ref": "Missing"})
-	if !errors.Is(err, errUnresolved) {
-		t.Fatalf("error %v is not errUnresolved", err)
+	_, err := testEvaluator().Resolve(map[string]any{"Ref": "Missing"})
+	if !errors.Is(err, ErrUnresolved) {
+		t.Fatalf("error %v is not ErrUnresolved", err)
 	}
 }
 
@@ -109,61 +110,8 @@ func TestReferences(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := references(tt.in, params); !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("references() = %v, want %v", got, tt.want)
-			}
-		})
-	}
-}
-
-func TestProvisionOrder(t *testing.T) {
-	tests := []struct {
-		name      string
-		resources map[string]Resource
-		want      []string
-		wantErr   string
-	}{
-		{
-			name: "dead-letter queue first",
-			resources: map[string]Resource{
-				"A":   {Type: typeQueue, Properties: map[string]any{"RedrivePolicy": map[string]any{"deadLetterTargetArn": map[string]any{"Fn::GetAtt": []any{"DLQ", "Arn"}}}}},
-				"DLQ": {Type: typeQueue},
-				"T":   {Type: typeTable},
-				"F":   {Type: typeFunction, Properties: map[string]any{"Role": map[string]any{"Ref": "A"}}},
-			},
-			want: []string{"DLQ", "A", "T"},
-		},
-		{
-			name: "DependsOn counts",
-			resources: map[string]Resource{
-				"A": {Type: typeBucket, DependsOn: "B"},
-				"B": {Type: typeBucket},
-			},
-			want: []string{"B", "A"},
-		},
-		{
-			name: "cycle",
-			resources: map[string]Resource{
-				"A": {Type: typeQueue, Properties: map[string]any{"X": map[string]any{"Ref": "B"}}},
-				"B": {Type: typeQueue, Properties: map[string]any{"X": map[string]any{"Ref": "A"}}},
-			},
-			wantErr: "dependency cycle",
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := provisionOrder(&Template{Resources: tt.resources})
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("error = %v, want %q", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("order = %v, want %v", got, tt.want)
+			if diff := cmp.Diff(tt.want, References(tt.in, params)); diff != "" {
+				t.Errorf("References() mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -193,7 +141,7 @@ func TestParameterValues(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := tmpl.parameterValues(tt.given)
+			got, err := tmpl.ParameterValues(tt.given)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error = %v, want %q", err, tt.wantErr)
@@ -206,47 +154,9 @@ func TestParameterValues(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("values = %v, want %v", got, tt.want)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("ParameterValues() mismatch (-want +got):\n%s", diff)
 			}
 		})
-	}
-}
-
-func TestKebabCase(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"TelegramWebhook", "telegram-webhook"},
-		{"Runner", "runner"},
-		{"HTTPProxy", "http-proxy"},
-		{"DiscordV2Interactions", "discord-v2-interactions"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
-			if got := kebabCase(tt.in); got != tt.want {
-				t.Errorf("kebabCase(%q) = %q, want %q", tt.in, got, tt.want)
-			}
-		})
-	}
-}
-
-func TestQueueAttributes(t *testing.T) {
-	props := map[string]any{
-		"FifoQueue": true, "ContentBasedDeduplication": false, "VisibilityTimeout": 720.0,
-		"RedrivePolicy": map[string]any{"deadLetterTargetArn": "arn:x", "maxReceiveCount": 5.0},
-		"QueueName":     "ignored", "Tags": []any{},
-	}
-	attrs, ignored, err := queueAttributes(props)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]string{
-		"FifoQueue": "true", "ContentBasedDeduplication": "false", "VisibilityTimeout": "720",
-		"RedrivePolicy": `{"deadLetterTargetArn":"arn:x","maxReceiveCount":5}`,
-	}
-	if !reflect.DeepEqual(attrs, want) {
-		t.Errorf("attrs = %v, want %v", attrs, want)
-	}
-	if !reflect.DeepEqual(ignored, []string{"QueueName", "Tags"}) {
-		t.Errorf("ignored = %v", ignored)
 	}
 }

@@ -1,4 +1,7 @@
-package devstack
+// Package esm emulates a Lambda SQS event source mapping for the local
+// stack: pollers long-poll the queue, invoke the function with an
+// events.SQSEvent and delete what succeeded (see Mapping).
+package esm
 
 import (
 	"bytes"
@@ -14,13 +17,16 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/zero-gateway/zero/cmd/zero/devstack/provision"
+	"github.com/zero-gateway/zero/cmd/zero/devstack/rie"
 )
 
-// ESMStats counts what an event source mapping did. Batches counts
+// Stats counts what an event source mapping did. Batches counts
 // invocations; Deleted the messages deleted after them; ItemFailures the
 // messages the function reported in batchItemFailures; FailedBatches the
 // invocations that failed as a whole (function error or invalid response).
-type ESMStats struct {
+type Stats struct {
 	Batches       int64
 	Messages      int64
 	Deleted       int64
@@ -28,12 +34,15 @@ type ESMStats struct {
 	FailedBatches int64
 }
 
-type esmCounters struct {
+type counters struct {
 	batches, messages, deleted, itemFailures, failedBatches atomic.Int64
 }
 
-func (c *esmCounters) snapshot() ESMStats {
-	return ESMStats{
+// Stats returns the mapping's counters so far.
+func (m *Mapping) Stats() Stats { return m.stats.snapshot() }
+
+func (c *counters) snapshot() Stats {
+	return Stats{
 		Batches:       c.batches.Load(),
 		Messages:      c.messages.Load(),
 		Deleted:       c.deleted.Load(),
@@ -43,10 +52,10 @@ func (c *esmCounters) snapshot() ESMStats {
 }
 
 // FailedBatchRetryDelay is how long the event source emulator keeps a
-// batch invisible after its invocation failed as a whole (see esm).
+// batch invisible after its invocation failed as a whole (see Mapping).
 const FailedBatchRetryDelay = 10 * time.Second
 
-// esm emulates a Lambda SQS event source mapping: poll, invoke with an
+// Mapping emulates a Lambda SQS event source mapping: poll, invoke with an
 // events.SQSEvent, delete what succeeded.
 //
 // Its pollers (one per RIE process of the function, at most the mapping's
@@ -66,29 +75,36 @@ const FailedBatchRetryDelay = 10 * time.Second
 // rule here: such a batch is made visible again after retryDelay
 // (FailedBatchRetryDelay). Its receive counts still grow, so a batch that
 // keeps failing still ends in the dead-letter queue.
-type esm struct {
-	es         EventSource
+type Mapping struct {
+	es         provision.EventSource
 	sqs        *sqs.Client
-	invoke     func(ctx context.Context, function string, payload []byte) ([]byte, error)
+	invoke     Invoke
 	region     string
 	wait       time.Duration
 	retryDelay time.Duration
 	logf       func(string, ...any)
-	stats      esmCounters
+	stats      counters
 }
 
-func newESM(es EventSource, client *sqs.Client, invoke func(context.Context, string, []byte) ([]byte, error), region string, wait time.Duration, logf func(string, ...any)) *esm {
-	return &esm{es: es, sqs: client, invoke: invoke, region: region, wait: wait, retryDelay: FailedBatchRetryDelay, logf: logf}
+// Invoke runs a function (by logical id) on an event and returns its
+// answer; a failure the function reports is a *rie.FunctionError.
+type Invoke func(ctx context.Context, function string, payload []byte) ([]byte, error)
+
+// New returns the mapping of es, polling with client (long polls of wait)
+// and invoking through invoke; region goes into the events. Start its
+// pollers with Poll.
+func New(es provision.EventSource, client *sqs.Client, invoke Invoke, region string, wait time.Duration, logf func(string, ...any)) *Mapping {
+	return &Mapping{es: es, sqs: client, invoke: invoke, region: region, wait: wait, retryDelay: FailedBatchRetryDelay, logf: logf}
 }
 
-// poll runs one poller until stop ends. Several pollers share an esm, so
-// batches are received and processed concurrently.
+// Poll runs one poller until stop ends. Several pollers share a Mapping,
+// so batches are received and processed concurrently.
 //
 // A ReceiveMessage call is never abandoned: the emulator would go on
 // polling and hide what it finds for the visibility timeout (90 minutes
 // for the work queue). Stopping therefore waits for the open call to end,
 // at most the poll wait, and makes whatever it returns visible again.
-func (m *esm) poll(stop context.Context) {
+func (m *Mapping) Poll(stop context.Context) {
 	backoff := time.Second
 	for stop.Err() == nil {
 		if err := m.pollOnce(stop); err != nil {
@@ -106,7 +122,7 @@ func (m *esm) poll(stop context.Context) {
 }
 
 // receive long-polls for one batch.
-func (m *esm) receive(stop context.Context) ([]sqstypes.Message, error) {
+func (m *Mapping) receive(stop context.Context) ([]sqstypes.Message, error) {
 	if stop.Err() != nil {
 		return nil, nil
 	}
@@ -127,7 +143,7 @@ func (m *esm) receive(stop context.Context) ([]sqstypes.Message, error) {
 
 // pollOnce receives one batch and handles it. It returns only receive and
 // delete errors; function failures are logged and counted.
-func (m *esm) pollOnce(stop context.Context) error {
+func (m *Mapping) pollOnce(stop context.Context) error {
 	msgs, err := m.receive(stop)
 	if err != nil || len(msgs) == 0 {
 		return err
@@ -147,7 +163,7 @@ func (m *esm) pollOnce(stop context.Context) error {
 	}
 	res, err := m.invoke(bg, m.es.Function, payload)
 	if err != nil {
-		var fe *FunctionError
+		var fe *rie.FunctionError
 		switch {
 		case !errors.As(err, &fe) && stop.Err() != nil:
 			// The stack closed under the invocation: hand the batch
@@ -173,15 +189,15 @@ func (m *esm) pollOnce(stop context.Context) error {
 }
 
 // failBatch applies the local rule for a batch whose invocation failed as
-// a whole: visible again after retryDelay (see esm). A group's messages
+// a whole: visible again after retryDelay (see Mapping). A group's messages
 // share that timeout, so the emulator returns them oldest first.
-func (m *esm) failBatch(ctx context.Context, msgs []sqstypes.Message) {
+func (m *Mapping) failBatch(ctx context.Context, msgs []sqstypes.Message) {
 	m.stats.failedBatches.Add(1)
 	m.release(ctx, msgs, m.retryDelay)
 }
 
 // release sets the visibility timeout of msgs to after (0: visible at once).
-func (m *esm) release(ctx context.Context, msgs []sqstypes.Message, after time.Duration) {
+func (m *Mapping) release(ctx context.Context, msgs []sqstypes.Message, after time.Duration) {
 	if len(msgs) == 0 {
 		return
 	}
@@ -199,7 +215,7 @@ func (m *esm) release(ctx context.Context, msgs []sqstypes.Message, after time.D
 	}
 }
 
-func (m *esm) delete(ctx context.Context, msgs []sqstypes.Message) error {
+func (m *Mapping) delete(ctx context.Context, msgs []sqstypes.Message) error {
 	if len(msgs) == 0 {
 		return nil
 	}

@@ -1,4 +1,13 @@
-package devstack
+// Package template reads the CloudFormation JSON that infra/sam2cfn.py
+// translates template.yaml into, and evaluates it for the local stack:
+// parameter values, Conditions, resource Conditions, intrinsic functions
+// and Outputs. It creates nothing; package provision does, with its
+// Evaluator.
+//
+// Nothing is dropped silently: an intrinsic function, a condition
+// function or a reference it cannot evaluate is an error that names the
+// resource, property, condition or output it came from.
+package template
 
 import (
 	"context"
@@ -7,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 )
@@ -15,7 +25,11 @@ import (
 // infra/sam2cfn.py) that the local stack reads.
 type Template struct {
 	Parameters map[string]Parameter `json:"Parameters"`
-	Resources  map[string]Resource  `json:"Resources"`
+	// Conditions are the condition definitions by name, unevaluated (see
+	// Evaluator.Conditions).
+	Conditions map[string]any      `json:"Conditions"`
+	Resources  map[string]Resource `json:"Resources"`
+	Outputs    map[string]Output   `json:"Outputs"`
 }
 
 // Parameter is a template parameter declaration.
@@ -33,10 +47,21 @@ type Resource struct {
 	Properties map[string]any `json:"Properties"`
 	DependsOn  any            `json:"DependsOn"`
 	Metadata   map[string]any `json:"Metadata"`
+	// Condition names the condition that decides whether the resource
+	// exists ("" for always).
+	Condition string `json:"Condition"`
 }
 
-// LoadTemplate reads a CloudFormation JSON template.
-func LoadTemplate(path string) (*Template, error) {
+// Output is one declared output, unevaluated (see Evaluator.Outputs).
+type Output struct {
+	Description string `json:"Description"`
+	Value       any    `json:"Value"`
+	Condition   string `json:"Condition"`
+	Export      any    `json:"Export"`
+}
+
+// Load reads a CloudFormation JSON template.
+func Load(path string) (*Template, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read template: %w", err)
@@ -60,7 +85,11 @@ func Translate(ctx context.Context, root, samPath, outPath string) error {
 	}
 	cmd := exec.CommandContext(ctx, python, filepath.Join("infra", "sam2cfn.py"), samPath, outPath)
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "AWS_DEFAULT_REGION="+envOr("AWS_DEFAULT_REGION", "us-east-1"))
+	region := os.Getenv("AWS_DEFAULT_REGION")
+	if region == "" {
+		region = "us-east-1"
+	}
+	cmd.Env = append(os.Environ(), "AWS_DEFAULT_REGION="+region)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("translate %s with infra/sam2cfn.py (needs python3 with aws-sam-translator): %w: %s", samPath, err, out)
@@ -68,9 +97,9 @@ func Translate(ctx context.Context, root, samPath, outPath string) error {
 	return nil
 }
 
-// ensureTranslated makes sure outPath is at least as new as samPath,
-// translating when it is missing or stale.
-func ensureTranslated(ctx context.Context, root, samPath, outPath string, logf func(string, ...any)) error {
+// EnsureTranslated makes sure outPath is at least as new as samPath (relative
+// to root), translating when it is missing or stale.
+func EnsureTranslated(ctx context.Context, root, samPath, outPath string, logf func(string, ...any)) error {
 	src, err := os.Stat(filepath.Join(root, samPath))
 	if err != nil {
 		return fmt.Errorf("SAM template: %w", err)
@@ -83,8 +112,8 @@ func ensureTranslated(ctx context.Context, root, samPath, outPath string, logf f
 	return Translate(ctx, root, samPath, outPath)
 }
 
-// resourceIDs returns the logical ids of resources of the given type, sorted.
-func (t *Template) resourceIDs(typ string) []string {
+// ResourceIDs returns the logical ids of resources of the given type, sorted.
+func (t *Template) ResourceIDs(typ string) []string {
 	var ids []string
 	for id, r := range t.Resources {
 		if r.Type == typ {
@@ -95,25 +124,26 @@ func (t *Template) resourceIDs(typ string) []string {
 	return ids
 }
 
-// parameterValues merges given values over the template defaults, and checks
-// that every parameter has a value that matches its AllowedPattern.
-func (t *Template) parameterValues(given map[string]string) (map[string]string, error) {
+// ParameterValues merges given values over the template defaults, and
+// checks that every parameter has a value that matches its AllowedPattern
+// and that every given value is declared. Errors never echo a value (it
+// may be a secret).
+func (t *Template) ParameterValues(given map[string]string) (map[string]string, error) {
 	vals := map[string]string{}
 	for name, p := range t.Parameters {
 		if v, ok := given[name]; ok {
 			vals[name] = v
 		} else if p.Default != nil {
-			vals[name] = scalarString(p.Default)
+			vals[name] = ScalarString(p.Default)
 		} else {
 			return nil, fmt.Errorf("template parameter %s has no default and no value was given", name)
 		}
 		if p.AllowedPattern != "" {
-			re, err := compileAnchored(p.AllowedPattern)
+			re, err := regexp.Compile(`^(?:` + p.AllowedPattern + `)$`)
 			if err != nil {
 				return nil, fmt.Errorf("parameter %s: AllowedPattern: %w", name, err)
 			}
 			if !re.MatchString(vals[name]) {
-				// Never echo the value: it may be a secret.
 				return nil, fmt.Errorf("parameter %s does not match its AllowedPattern %s", name, p.AllowedPattern)
 			}
 		}
@@ -126,9 +156,9 @@ func (t *Template) parameterValues(given map[string]string) (map[string]string, 
 	return vals, nil
 }
 
-// scalarString renders a JSON scalar the way CloudFormation passes it to an
-// API expecting a string.
-func scalarString(v any) string {
+// ScalarString renders a JSON scalar the way CloudFormation passes it to an
+// API expecting a string; maps and lists are rendered as JSON.
+func ScalarString(v any) string {
 	switch x := v.(type) {
 	case string:
 		return x
@@ -142,11 +172,4 @@ func scalarString(v any) string {
 		b, _ := json.Marshal(x)
 		return string(b)
 	}
-}
-
-func envOr(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
 }

@@ -1,9 +1,8 @@
-package devstack
+package esm
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	mathrand "math/rand/v2"
 	"slices"
@@ -19,6 +18,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/zero-gateway/zero/cmd/zero/devstack/provision"
+	"github.com/zero-gateway/zero/cmd/zero/devstack/rie"
 	"github.com/zero-gateway/zero/shared/awsconfig"
 )
 
@@ -126,49 +127,6 @@ func TestNewSQSEvent(t *testing.T) {
 	eq(t, "typed group", typed.Records[0].Attributes["MessageGroupId"], "g")
 }
 
-func TestParseInvokeResult(t *testing.T) {
-	tests := []struct {
-		name     string
-		status   int
-		body     string
-		wantOut  string
-		wantType string // FunctionError type
-		wantErr  string // other error
-	}{
-		{name: "result", status: 200, body: `{"statusCode":200}`, wantOut: `{"statusCode":200}`},
-		{name: "null result", status: 200, body: `null`, wantOut: `null`},
-		{name: "returned error", status: 200, body: `{"errorMessage":"boom","errorType":"errorString"}`, wantType: "errorString"},
-		{name: "result that merely has errorType", status: 200, body: `{"errorType":"x","errorMessage":"y","statusCode":200}`, wantOut: `{"errorType":"x","errorMessage":"y","statusCode":200}`},
-		{name: "panic", status: 502, body: `{"errorMessage":"oh no","errorType":"string","stackTrace":[]}`, wantType: "string"},
-		{name: "crash", status: 502, body: `{"errorType":"Runtime.ExitError","errorMessage":"exit status 3"}`, wantType: "Runtime.ExitError"},
-		{name: "timeout", status: 200, body: `Task timed out after 3.00 seconds`, wantType: "Sandbox.Timedout"},
-		{name: "RIE busy", status: 400, body: ``, wantErr: "RIE answered 400"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			out, err := parseInvokeResult("F", tt.status, []byte(tt.body))
-			var fe *FunctionError
-			switch {
-			case tt.wantType != "":
-				if !errors.As(err, &fe) {
-					t.Fatalf("error = %v, want a FunctionError", err)
-				}
-				eq(t, "type", fe.Type, tt.wantType)
-				eq(t, "function", fe.Function, "F")
-			case tt.wantErr != "":
-				if err == nil || errors.As(err, &fe) || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("error = %v, want %q", err, tt.wantErr)
-				}
-			default:
-				if err != nil {
-					t.Fatal(err)
-				}
-				eq(t, "out", string(out), tt.wantOut)
-			}
-		})
-	}
-}
-
 // scriptedFunction stands in for a function behind an event source
 // mapping: it records every event it gets and answers with respond.
 type scriptedFunction struct {
@@ -196,7 +154,7 @@ func (f *scriptedFunction) received() []events.SQSEvent {
 
 // esmQueue creates a FIFO queue on the test emulator and returns a client
 // and the event source that reads it.
-func esmQueue(t *testing.T, batchSize int) (*sqs.Client, EventSource) {
+func esmQueue(t *testing.T, batchSize int) (*sqs.Client, provision.EventSource) {
 	t.Helper()
 	need(t, "AWS emulator", emuErr)
 	ctx := context.Background()
@@ -220,21 +178,21 @@ func esmQueue(t *testing.T, batchSize int) (*sqs.Client, EventSource) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return client, EventSource{
+	return client, provision.EventSource{
 		LogicalID: "Test", Function: "F", QueueURL: url, QueueARN: attrs.Attributes["QueueArn"],
 		BatchSize: batchSize, ReportBatchItemFailures: true, Enabled: true,
 	}
 }
 
-// runESM runs n pollers of an esm for es until the test ends.
-func runESM(t *testing.T, client *sqs.Client, es EventSource, n int, fn *scriptedFunction) *esm {
+// runESM runs n pollers of a Mapping for es until the test ends.
+func runESM(t *testing.T, client *sqs.Client, es provision.EventSource, n int, fn *scriptedFunction) *Mapping {
 	t.Helper()
-	m := newESM(es, client, fn.invoke, "us-east-1", time.Second, t.Logf)
+	m := New(es, client, fn.invoke, "us-east-1", time.Second, t.Logf)
 	m.retryDelay = time.Second
 	stop, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	for range n {
-		wg.Go(func() { m.poll(stop) })
+		wg.Go(func() { m.Poll(stop) })
 	}
 	t.Cleanup(func() { cancel(); wg.Wait() })
 	return m
@@ -302,30 +260,30 @@ func TestESMSettle(t *testing.T) {
 		wantBatches  [][]string
 		wantVisible  string // ApproximateNumberOfMessages at the end
 		wantInFlight string // ApproximateNumberOfMessagesNotVisible at the end
-		want         ESMStats
+		want         Stats
 	}{
 		{
 			name:        "all done",
 			respond:     func(context.Context, events.SQSEvent) ([]byte, error) { return []byte("null"), nil },
 			wantBatches: [][]string{{"a", "b", "c"}}, wantVisible: "0", wantInFlight: "0",
-			want: ESMStats{Batches: 1, Messages: 3, Deleted: 3},
+			want: Stats{Batches: 1, Messages: 3, Deleted: 3},
 		},
 		{
 			name:        "reported failures left alone",
 			respond:     failB,
 			wantBatches: [][]string{{"a", "b", "c"}}, wantVisible: "0", wantInFlight: "2",
-			want: ESMStats{Batches: 1, Messages: 3, Deleted: 1, ItemFailures: 2},
+			want: Stats{Batches: 1, Messages: 3, Deleted: 1, ItemFailures: 2},
 		},
 		{
 			name: "function error: whole batch retried",
 			respond: func(_ context.Context, ev events.SQSEvent) ([]byte, error) {
 				if ev.Records[0].Attributes["ApproximateReceiveCount"] == "1" {
-					return nil, &FunctionError{Function: "F", Type: "errorString", Message: "boom"}
+					return nil, &rie.FunctionError{Function: "F", Type: "errorString", Message: "boom"}
 				}
 				return []byte("null"), nil
 			},
 			wantBatches: [][]string{{"a", "b", "c"}, {"a", "b", "c"}}, wantVisible: "0", wantInFlight: "0",
-			want: ESMStats{Batches: 2, Messages: 6, Deleted: 3, FailedBatches: 1},
+			want: Stats{Batches: 2, Messages: 6, Deleted: 3, FailedBatches: 1},
 		},
 		{
 			name: "invalid response: whole batch retried",
@@ -336,7 +294,7 @@ func TestESMSettle(t *testing.T) {
 				return []byte("null"), nil
 			},
 			wantBatches: [][]string{{"a", "b", "c"}, {"a", "b", "c"}}, wantVisible: "0", wantInFlight: "0",
-			want: ESMStats{Batches: 2, Messages: 6, Deleted: 3, FailedBatches: 1},
+			want: Stats{Batches: 2, Messages: 6, Deleted: 3, FailedBatches: 1},
 		},
 	}
 	for _, tt := range tests {
