@@ -117,17 +117,27 @@ func (s *Stack) functionEnv(fn provision.Function, bootstrap string) []string {
 	return env
 }
 
-// poolSize is Options.PoolSizes[id], else 8 for a function behind an event
-// source mapping, 2 behind HTTP routes, 1 otherwise.
+// maxLocalPool bounds the RIE processes of one function: each is a real
+// process, and the machine has few cores.
+const maxLocalPool = 20
+
+// poolSize is Options.PoolSizes[id], else, for a function behind an event
+// source mapping, the mapping's MaximumConcurrency (8 without one; at most
+// maxLocalPool), 2 behind HTTP routes, 1 otherwise.
 func (s *Stack) poolSize(id string) int {
 	if n, ok := s.opts.PoolSizes[id]; ok && n > 0 {
 		return n
 	}
 	for _, es := range s.Resources.EventSources {
 		if es.Function == id {
-			// A burst of sessions arrives as several small batches; 8
-			// concurrent invocations (each running its batch's sessions
-			// concurrently) answer 20 chats at once, like Lambda scaling.
+			// Lambda scales a FIFO mapping's invocations up to its
+			// MaximumConcurrency as message groups arrive, and a burst of
+			// sessions arrives as many small batches (FIFO mappings have
+			// no batching window): one process per invocation, so a burst
+			// runs at once here too.
+			if es.MaximumConcurrency > 0 {
+				return min(es.MaximumConcurrency, maxLocalPool)
+			}
 			return 8
 		}
 	}

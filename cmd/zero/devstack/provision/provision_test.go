@@ -258,7 +258,7 @@ func TestProvisionFromTemplate(t *testing.T) {
 		eq(t, "event sources", res.EventSources, []EventSource{{
 			LogicalID: "RunnerWork", Function: "Runner", Queue: "WorkQueue",
 			QueueURL: res.Queues["WorkQueue"].URL, QueueARN: res.Queues["WorkQueue"].ARN,
-			BatchSize: 10, ReportBatchItemFailures: true, Enabled: true, MaximumConcurrency: 10,
+			BatchSize: 10, ReportBatchItemFailures: true, Enabled: true, MaximumConcurrency: 20,
 		}})
 	})
 
