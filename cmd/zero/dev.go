@@ -16,6 +16,7 @@ import (
 
 	"github.com/zero-gateway/zero/cmd/zero/devstack"
 	"github.com/zero-gateway/zero/cmd/zero/devstack/provision"
+	"github.com/zero-gateway/zero/shared/secret"
 )
 
 // fakeBotToken is the dev default: shaped like a real token (bot id 123456)
@@ -28,21 +29,23 @@ type devParam struct {
 }
 
 // devParams are the template parameters `zero dev` takes from the
-// environment; unset ones keep the template's defaults.
+// environment; unset ones keep the template's defaults. The secrets are no
+// parameters: see devSettings.secrets.
 var devParams = []devParam{
-	{"TELEGRAM_BOT_TOKEN", "TelegramBotToken"},
-	{"TELEGRAM_WEBHOOK_SECRET", "TelegramWebhookSecret"},
 	{"TELEGRAM_API_BASE_URL", "TelegramAPIBaseURL"},
-	{"OPENAI_API_KEY", "OpenAIAPIKey"},
 	{"OPENAI_BASE_URL", "OpenAIBaseURL"},
 	{"ZERO_MODEL", "ZeroModel"},
-	{"ZERO_GATEWAY_TOKEN", "GatewayToken"},
 }
 
 // devSettings are the template parameters for `zero dev` and what the user
 // should be told about them.
 type devSettings struct {
 	params map[string]string
+	// secrets are the secrets' values by name (secret.Spec.Name), taken
+	// from their Spec.DevEnv variables; zero dev writes them into the
+	// emulator's SSM as SecureString parameters, where the functions read
+	// them. The bot id (TelegramBotId) comes from the token.
+	secrets map[string]string
 	// secret is the webhook secret; generated tells whether it was made up
 	// here (then it may be printed) or came from the environment (never printed).
 	secret    string
@@ -59,14 +62,26 @@ type devSettings struct {
 // defaults: a fake bot token, a generated webhook secret, and the model
 // zero/echo (openai/gpt-4o-mini when OPENAI_API_KEY is set).
 func devParamsFromEnv(getenv func(string) string) (devSettings, error) {
-	s := devSettings{params: map[string]string{}}
+	s := devSettings{params: map[string]string{}, secrets: map[string]string{}}
 	for _, p := range devParams {
 		if v := getenv(p.env); v != "" {
 			s.params[p.param] = v
 		}
 	}
-	if _, ok := s.params["TelegramBotToken"]; !ok {
-		s.params["TelegramBotToken"] = fakeBotToken
+	for _, spec := range secret.All() {
+		v := getenv(spec.DevEnv)
+		if v == "" {
+			continue
+		}
+		// The same rules as `zero secrets set` and the functions' cold
+		// start: a short webhook secret or gateway token stops here.
+		if err := spec.Check(v); err != nil {
+			return s, fmt.Errorf("%s: %w", spec.DevEnv, err)
+		}
+		s.secrets[spec.Name] = v
+	}
+	if _, ok := s.secrets[secret.TelegramBotToken.Name]; !ok {
+		s.secrets[secret.TelegramBotToken.Name] = fakeBotToken
 		if _, ok := s.params["TelegramAPIBaseURL"]; ok {
 			s.notes = append(s.notes, "TELEGRAM_BOT_TOKEN is not set: using the fake token "+fakeBotToken)
 		} else {
@@ -74,7 +89,8 @@ func devParamsFromEnv(getenv func(string) string) (devSettings, error) {
 			s.notes = append(s.notes, "TELEGRAM_BOT_TOKEN is not set: replies go to a local Telegram stand-in and are printed here")
 		}
 	}
-	if v, ok := s.params["TelegramWebhookSecret"]; ok {
+	s.params["TelegramBotId"] = secret.BotID(s.secrets[secret.TelegramBotToken.Name])
+	if v, ok := s.secrets[secret.TelegramWebhookSecret.Name]; ok {
 		s.secret = v
 	} else {
 		var b [24]byte
@@ -83,9 +99,9 @@ func devParamsFromEnv(getenv func(string) string) (devSettings, error) {
 		}
 		s.secret = base64.RawURLEncoding.EncodeToString(b[:])
 		s.generated = true
-		s.params["TelegramWebhookSecret"] = s.secret
+		s.secrets[secret.TelegramWebhookSecret.Name] = s.secret
 	}
-	if v, ok := s.params["GatewayToken"]; ok {
+	if v, ok := s.secrets[secret.GatewayToken.Name]; ok {
 		s.gatewayToken = v
 	} else {
 		var b [24]byte
@@ -93,7 +109,7 @@ func devParamsFromEnv(getenv func(string) string) (devSettings, error) {
 			return s, fmt.Errorf("generate gateway token: %w", err)
 		}
 		s.gatewayToken = base64.RawURLEncoding.EncodeToString(b[:])
-		s.params["GatewayToken"] = s.gatewayToken
+		s.secrets[secret.GatewayToken.Name] = s.gatewayToken
 	}
 	if _, ok := s.params["ZeroModel"]; !ok {
 		if getenv("OPENAI_API_KEY") != "" {
@@ -116,8 +132,11 @@ func runDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fmt.Fprintln(stderr, "the functions for this machine, runs them under aws-lambda-rie, serves the HTTP API")
 		fmt.Fprintln(stderr, "routes and feeds the SQS triggers. Ctrl-C stops everything it started.")
 		fmt.Fprintln(stderr)
-		fmt.Fprintln(stderr, "Parameters come from TELEGRAM_BOT_TOKEN, TELEGRAM_WEBHOOK_SECRET, TELEGRAM_API_BASE_URL,")
-		fmt.Fprintln(stderr, "OPENAI_API_KEY, OPENAI_BASE_URL and ZERO_MODEL.")
+		fmt.Fprintln(stderr, "Parameters come from TELEGRAM_API_BASE_URL, OPENAI_BASE_URL and ZERO_MODEL. The secrets")
+		fmt.Fprintln(stderr, "TELEGRAM_BOT_TOKEN, TELEGRAM_WEBHOOK_SECRET, ZERO_GATEWAY_TOKEN, OPENAI_API_KEY and")
+		fmt.Fprintln(stderr, "ANTHROPIC_API_KEY are written into the emulator's SSM as SecureString parameters, where")
+		fmt.Fprintln(stderr, "the functions read them; the webhook secret and the gateway token need 32+ characters")
+		fmt.Fprintln(stderr, "(generated when unset).")
 		fmt.Fprintln(stderr)
 		fmt.Fprintln(stderr, "The config is the zero.json named by ZERO_CONFIG, else ~/.zero/zero.json, else a local")
 		fmt.Fprintln(stderr, "config that admits everyone. It is validated at start (an invalid one stops zero dev) and")
@@ -175,6 +194,7 @@ func runDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		EmulatorAddr: *emu,
 		FrontAddr:    *addr,
 		Params:       settings.params,
+		Secrets:      settings.secrets,
 		Config:       storable(conf.data),
 		PollWait:     *pollWait,
 		PoolSizes:    sizes,

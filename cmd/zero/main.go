@@ -3,6 +3,7 @@
 //	zero dev            run the whole stack locally (moto/LocalStack + RIE, no Docker)
 //	zero config check   validate zero.json
 //	zero config push    write zero.json to the deployed stack's SSM parameter
+//	zero secrets        set a secret (SSM SecureString) from stdin, list which are set
 //	zero status         the gateway's health, config version and recent sessions
 //	zero sessions       the gateway's sessions
 //	zero agent          send a message to the agent (and wait for the reply)
@@ -44,6 +45,7 @@ var commands = map[string]command{
 	"chat":     {summary: "talk to the agent: each line read is sent, each reply printed (--session KEY --timeout 120s)", run: runChat},
 	"gateway":  {summary: "call a gateway API method (call METHOD --params JSON --json)", run: runGateway},
 	"telegram": {summary: "point the Telegram bot at the webhook (set-webhook --url PUBLIC_URL --secret S --token T --drop-pending)", run: runTelegram},
+	"secrets":  {summary: "set a secret from stdin, never argv (set NAME --stack STACK < value), or list which are set (list --stack STACK)", run: runSecrets},
 	"dlq":      {summary: "the dead-letter queue: what failed and why, and moving it back (list | redrive --dry-run)", run: runDLQ},
 }
 

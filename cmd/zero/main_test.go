@@ -77,6 +77,7 @@ func TestDevParamsFromEnv(t *testing.T) {
 		name          string
 		env           map[string]string
 		wantParams    map[string]string // checked for these keys only
+		wantSecrets   map[string]string // checked for these names only
 		wantGenerated bool
 		wantStandIn   bool
 		wantNotes     int
@@ -84,7 +85,8 @@ func TestDevParamsFromEnv(t *testing.T) {
 		{
 			name:          "nothing set: fake token, Telegram stand-in, generated secret, echo model",
 			env:           map[string]string{},
-			wantParams:    map[string]string{"TelegramBotToken": fakeBotToken, "ZeroModel": "zero/echo"},
+			wantParams:    map[string]string{"TelegramBotId": "123456", "ZeroModel": "zero/echo"},
+			wantSecrets:   map[string]string{"telegram-bot-token": fakeBotToken},
 			wantGenerated: true,
 			wantStandIn:   true,
 			wantNotes:     1,
@@ -92,26 +94,31 @@ func TestDevParamsFromEnv(t *testing.T) {
 		{
 			name:          "a Telegram base URL without a token: no stand-in",
 			env:           map[string]string{"TELEGRAM_API_BASE_URL": "http://fake"},
-			wantParams:    map[string]string{"TelegramBotToken": fakeBotToken, "TelegramAPIBaseURL": "http://fake"},
+			wantParams:    map[string]string{"TelegramBotId": "123456", "TelegramAPIBaseURL": "http://fake"},
+			wantSecrets:   map[string]string{"telegram-bot-token": fakeBotToken},
 			wantGenerated: true,
 			wantNotes:     1,
 		},
 		{
 			name: "everything set",
 			env: map[string]string{
-				"TELEGRAM_BOT_TOKEN": "1:real", "TELEGRAM_WEBHOOK_SECRET": "mine", "TELEGRAM_API_BASE_URL": "http://fake",
+				"TELEGRAM_BOT_TOKEN": "1:real", "TELEGRAM_WEBHOOK_SECRET": "mine_0123456789abcdefghijklmnopqrstu", "TELEGRAM_API_BASE_URL": "http://fake",
 				"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": "http://llm", "ZERO_MODEL": "openai/x",
-				"ZERO_GATEWAY_TOKEN": "gw-token-0123456789",
+				"ZERO_GATEWAY_TOKEN": "gw-token-0123456789abcdefghijklmnop", "ANTHROPIC_API_KEY": "ak",
 			},
 			wantParams: map[string]string{
-				"TelegramBotToken": "1:real", "TelegramWebhookSecret": "mine", "TelegramAPIBaseURL": "http://fake",
-				"OpenAIAPIKey": "k", "OpenAIBaseURL": "http://llm", "ZeroModel": "openai/x", "GatewayToken": "gw-token-0123456789",
+				"TelegramBotId": "1", "TelegramAPIBaseURL": "http://fake", "OpenAIBaseURL": "http://llm", "ZeroModel": "openai/x",
+			},
+			wantSecrets: map[string]string{
+				"telegram-bot-token": "1:real", "telegram-webhook-secret": "mine_0123456789abcdefghijklmnopqrstu",
+				"openai-api-key": "k", "gateway-token": "gw-token-0123456789abcdefghijklmnop", "anthropic-api-key": "ak",
 			},
 		},
 		{
 			name:          "an OpenAI key picks an OpenAI model",
 			env:           map[string]string{"TELEGRAM_BOT_TOKEN": "1:real", "OPENAI_API_KEY": "k"},
-			wantParams:    map[string]string{"ZeroModel": "openai/gpt-4o-mini", "OpenAIAPIKey": "k"},
+			wantParams:    map[string]string{"ZeroModel": "openai/gpt-4o-mini"},
+			wantSecrets:   map[string]string{"openai-api-key": "k"},
 			wantGenerated: true,
 		},
 	}
@@ -126,19 +133,29 @@ func TestDevParamsFromEnv(t *testing.T) {
 					t.Errorf("param %s = %q, want %q", k, got, want)
 				}
 			}
+			for k, want := range tt.wantSecrets {
+				if got := s.secrets[k]; got != want {
+					t.Errorf("secret %s is not the one from the environment", k)
+				}
+			}
+			for k := range s.params {
+				if strings.Contains(k, "Token") || strings.Contains(k, "Key") || strings.Contains(k, "Secret") {
+					t.Errorf("secret-looking template parameter %s: secrets go to SSM, not parameters", k)
+				}
+			}
 			if s.standIn != tt.wantStandIn {
 				t.Errorf("standIn = %v, want %v", s.standIn, tt.wantStandIn)
 			}
 			if s.generated != tt.wantGenerated {
 				t.Errorf("generated = %v, want %v", s.generated, tt.wantGenerated)
 			}
-			if !secretPattern.MatchString(s.secret) || s.params["TelegramWebhookSecret"] != s.secret {
+			if !secretPattern.MatchString(s.secret) || len(s.secret) < 32 || s.secrets["telegram-webhook-secret"] != s.secret {
 				t.Errorf("secret %q is not a valid Telegram secret_token or not passed on", s.secret)
 			}
 			if len(s.notes) != tt.wantNotes {
 				t.Errorf("notes = %q, want %d", s.notes, tt.wantNotes)
 			}
-			if len(s.gatewayToken) < 16 || s.params["GatewayToken"] != s.gatewayToken {
+			if len(s.gatewayToken) < 32 || s.secrets["gateway-token"] != s.gatewayToken {
 				t.Errorf("gateway token %q is too short or not passed on", s.gatewayToken)
 			}
 		})

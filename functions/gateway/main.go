@@ -3,8 +3,9 @@
 // queue and the config parameter. Clients (the zero CLI, a web page) ask it
 // instead of reading storage themselves.
 //
-// Environment: ZERO_GATEWAY_TOKEN (the bearer token; empty refuses every
-// call), ZERO_TABLE, ZERO_BUCKET, ZERO_QUEUE_URL, ZERO_CONFIG_PARAMETER and
+// Environment: ZERO_GATEWAY_TOKEN_PARAMETER (the SSM SecureString parameter
+// holding the bearer token, at least 32 characters: read at cold start and
+// again every ZERO_SECRETS_TTL; not set: every call is refused), ZERO_TABLE, ZERO_BUCKET, ZERO_QUEUE_URL, ZERO_CONFIG_PARAMETER and
 // ZERO_CONFIG_TTL.
 package main
 
@@ -27,6 +28,7 @@ import (
 	"github.com/zero-gateway/zero/shared/httpapi"
 	"github.com/zero-gateway/zero/shared/lambdalog"
 	"github.com/zero-gateway/zero/shared/s3store"
+	"github.com/zero-gateway/zero/shared/secret"
 	"github.com/zero-gateway/zero/shared/sqsqueue"
 	"github.com/zero-gateway/zero/shared/ssmparam"
 	"github.com/zero-gateway/zero/shared/transcript"
@@ -56,15 +58,23 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 	if err != nil {
 		return nil, err
 	}
-	settings, err := ssmparam.SettingsFromEnv(ssm.NewFromConfig(awsCfg), logger)
+	ssmClient := ssm.NewFromConfig(awsCfg)
+	settings, err := ssmparam.SettingsFromEnv(ssmClient, logger)
 	if err != nil {
+		return nil, err
+	}
+	secrets, err := ssmparam.SecretsFromEnv(ssmClient, logger, secret.GatewayToken)
+	if err != nil {
+		return nil, err
+	}
+	// The cold start's one read; a token under 32 characters stops here.
+	if err := secrets.Load(ctx); err != nil {
 		return nil, err
 	}
 	local := os.Getenv("AWS_ENDPOINT_URL") != "" || os.Getenv("AWS_ENDPOINT_URL_S3") != ""
 	s3Client := s3.NewFromConfig(awsCfg, func(o *s3.Options) { o.UsePathStyle = local })
 	store := dynamo.New(dynamodb.NewFromConfig(awsCfg), env["ZERO_TABLE"])
-	return gateway.New(gateway.Deps{
-		Token:       os.Getenv("ZERO_GATEWAY_TOKEN"),
+	deps := gateway.Deps{
 		Settings:    settings,
 		Config:      ssmparam.New(ssm.NewFromConfig(awsCfg), env["ZERO_CONFIG_PARAMETER"]),
 		Sessions:    store,
@@ -76,5 +86,28 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 			env["ZERO_TABLE"], env["ZERO_BUCKET"], env["ZERO_CONFIG_PARAMETER"]),
 		Now: time.Now,
 		Log: logger,
+	}
+	// The gateway holds the token; it is built again when a re-read finds
+	// the token rotated. No token: the gateway refuses every call.
+	api := secret.Derive(secret.OrEmpty(secrets), secret.GatewayToken, func(token string) (http.Handler, error) {
+		d := deps
+		d.Token = token
+		return gateway.New(d), nil
+	})
+	if _, err := api.Get(ctx); err != nil {
+		return nil, err
+	}
+	if !secrets.Has(ctx, secret.GatewayToken) {
+		logger.Error("gateway: no token; every call is refused", "secret", secret.GatewayToken.Name,
+			"parameter", secrets.Parameter(secret.GatewayToken.Name))
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h, err := api.Get(r.Context())
+		if err != nil {
+			logger.ErrorContext(r.Context(), "gateway: token unreadable", "error", err.Error())
+			http.Error(w, `{"ok":false,"error":{"code":"unavailable","message":"try again"}}`, http.StatusServiceUnavailable)
+			return
+		}
+		h.ServeHTTP(w, r)
 	}), nil
 }

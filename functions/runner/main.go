@@ -1,5 +1,11 @@
 // Command runner is the Lambda that consumes the FIFO work queue and runs
 // each inbound message as one turn of its session (shared/turn).
+//
+// Its secrets (the bot token, the OpenAI and Anthropic keys) are SSM
+// SecureString parameters named by TELEGRAM_BOT_TOKEN_PARAMETER,
+// OPENAI_API_KEY_PARAMETER and ANTHROPIC_API_KEY_PARAMETER: read with one
+// call at cold start and again every ZERO_SECRETS_TTL, the clients holding
+// them rebuilt when one changed.
 package main
 
 import (
@@ -21,12 +27,13 @@ import (
 
 	"github.com/zero-gateway/zero/shared/anthropic"
 	"github.com/zero-gateway/zero/shared/awsconfig"
-	"github.com/zero-gateway/zero/shared/bedrock"
 	"github.com/zero-gateway/zero/shared/dynamo"
 	"github.com/zero-gateway/zero/shared/lambdalog"
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/openai"
 	"github.com/zero-gateway/zero/shared/s3store"
+	"github.com/zero-gateway/zero/shared/secret"
+	"github.com/zero-gateway/zero/shared/session"
 	"github.com/zero-gateway/zero/shared/sqsqueue"
 	"github.com/zero-gateway/zero/shared/ssmparam"
 	"github.com/zero-gateway/zero/shared/telegram"
@@ -69,7 +76,7 @@ type app struct {
 }
 
 func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (*app, error) {
-	env, err := requireEnv("ZERO_TABLE", "ZERO_BUCKET", "TELEGRAM_BOT_TOKEN")
+	env, err := requireEnv("ZERO_TABLE", "ZERO_BUCKET")
 	if err != nil {
 		return nil, err
 	}
@@ -85,18 +92,33 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 	if err != nil {
 		return nil, err
 	}
-	models, err := newModels(ref, bedrockruntime.NewFromConfig(awsCfg), logger)
+	ssmClient := ssm.NewFromConfig(awsCfg)
+	settings, err := ssmparam.SettingsFromEnv(ssmClient, logger)
 	if err != nil {
 		return nil, err
 	}
-	settings, err := ssmparam.SettingsFromEnv(ssm.NewFromConfig(awsCfg), logger)
+	secrets, err := ssmparam.SecretsFromEnv(ssmClient, logger, secret.TelegramBotToken, secret.OpenAIAPIKey, secret.AnthropicAPIKey)
+	if err != nil {
+		return nil, err
+	}
+	// The cold start's one read: a missing bot token stops here, named.
+	if err := secrets.Load(ctx); err != nil {
+		return nil, err
+	}
+	models, err := newModels(ctx, ref, secrets, bedrockruntime.NewFromConfig(awsCfg), logger)
 	if err != nil {
 		return nil, err
 	}
 	local := os.Getenv("AWS_ENDPOINT_URL") != "" || os.Getenv("AWS_ENDPOINT_URL_S3") != ""
 	s3Client := s3.NewFromConfig(awsCfg, func(o *s3.Options) { o.UsePathStyle = local })
 	httpClient := &http.Client{Timeout: 60 * time.Second}
-	tg := telegram.NewClient(envOr("TELEGRAM_API_BASE_URL", "https://api.telegram.org"), env["TELEGRAM_BOT_TOKEN"], httpClient)
+	tgBase := envOr("TELEGRAM_API_BASE_URL", "https://api.telegram.org")
+	tg := &telegramSender{client: secret.Derive(secrets, secret.TelegramBotToken, func(token string) (*telegram.Client, error) {
+		return telegram.NewClient(tgBase, token, httpClient), nil
+	})}
+	if _, err := tg.client.Get(ctx); err != nil {
+		return nil, err
+	}
 	bucket := s3store.New(s3Client, env["ZERO_BUCKET"])
 	store := dynamo.New(dynamodb.NewFromConfig(awsCfg), env["ZERO_TABLE"])
 	proc := &turn.Processor{
@@ -163,39 +185,43 @@ func intEnv(name string, def, minimum int) (int, error) {
 }
 
 // newModels builds a client for every provider this deployment can reach:
-// the built-in echo model and Bedrock always, OpenAI-compatible and
-// Anthropic when their key (or a local base URL) is set. ZERO_MODEL, the default, must be among them; a
-// session or agent naming a missing provider gets a clean notice.
-func newModels(def model.Ref, br *bedrockruntime.Client, logger *slog.Logger) (map[string]model.Client, error) {
-	// Bedrock needs no key: the function's role and the account's model
-	// access decide, and a refusal reaches the user as a clean notice.
-	models := map[string]model.Client{model.EchoProvider: model.Echo{}, "bedrock": bedrock.New(br)}
-	oa, err := openai.New(openai.Config{
-		APIKey:     os.Getenv("OPENAI_API_KEY"),
-		BaseURL:    envOr("OPENAI_BASE_URL", "https://api.openai.com/v1"),
-		HTTPClient: &http.Client{Timeout: 90 * time.Second},
-	})
-	switch {
-	case err == nil:
-		models["openai"] = oa
-	case def.Provider == "openai":
+// the built-in echo model always, Bedrock when ZERO_BEDROCK_MODELS names
+// models (any other Bedrock model gets a clean notice), OpenAI-compatible and
+// Anthropic when their key (or a local base URL) is set at cold start. ZERO_MODEL, the default, must be among them; a
+// session or agent naming a missing provider gets a clean notice. A key
+// rotated later reaches its client within the secrets' TTL; a provider
+// whose key is first set later is on from the next cold start.
+func newModels(ctx context.Context, def model.Ref, secrets secret.Getter, br *bedrockruntime.Client, logger *slog.Logger) (map[string]model.Client, error) {
+	models := map[string]model.Client{model.EchoProvider: model.Echo{}}
+	// Bedrock needs no key: the role allows the models ZERO_BEDROCK_MODELS
+	// names, and the runner refuses any other with a clean notice.
+	if err := addBedrock(models, def, br, logger); err != nil {
 		return nil, err
-	default:
-		logger.Info("openai provider not configured", "reason", err.Error())
 	}
-	an, err := anthropic.New(anthropic.Config{
-		APIKey:     os.Getenv("ANTHROPIC_API_KEY"),
-		BaseURL:    envOr("ANTHROPIC_BASE_URL", anthropic.DefaultBaseURL),
-		HTTPClient: &http.Client{Timeout: 300 * time.Second},
-		MaxRetries: 2,
+	keys := secret.OrEmpty(secrets)
+	oaBase := envOr("OPENAI_BASE_URL", "https://api.openai.com/v1")
+	oaHTTP := &http.Client{Timeout: 90 * time.Second}
+	oa := secret.Derive(keys, secret.OpenAIAPIKey, func(key string) (model.Client, error) {
+		return openai.New(openai.Config{APIKey: key, BaseURL: oaBase, HTTPClient: oaHTTP})
 	})
-	switch {
-	case err == nil:
-		models["anthropic"] = an
-	case def.Provider == "anthropic":
-		return nil, err
-	default:
-		logger.Info("anthropic provider not configured", "reason", err.Error())
+	anBase := envOr("ANTHROPIC_BASE_URL", anthropic.DefaultBaseURL)
+	anHTTP := &http.Client{Timeout: 300 * time.Second}
+	an := secret.Derive(keys, secret.AnthropicAPIKey, func(key string) (model.Client, error) {
+		return anthropic.New(anthropic.Config{APIKey: key, BaseURL: anBase, HTTPClient: anHTTP, MaxRetries: 2})
+	})
+	for _, p := range []struct {
+		name string
+		c    *secret.Derived[model.Client]
+	}{{"openai", oa}, {"anthropic", an}} {
+		_, err := p.c.Get(ctx)
+		switch {
+		case err == nil:
+			models[p.name] = rotatingModel{p.c}
+		case def.Provider == p.name:
+			return nil, err
+		default:
+			logger.Info(p.name+" provider not configured", "reason", err.Error())
+		}
 	}
 	if _, ok := models[def.Provider]; !ok {
 		return nil, fmt.Errorf("ZERO_MODEL: unknown provider %q in %s (known: zero, openai, anthropic, bedrock)", def.Provider, def)
@@ -204,6 +230,39 @@ func newModels(def model.Ref, br *bedrockruntime.Client, logger *slog.Logger) (m
 		return nil, fmt.Errorf("ZERO_MODEL: the built-in provider has only zero/echo, not %s", def)
 	}
 	return models, nil
+}
+
+// rotatingModel calls the provider's client built from the key in force.
+type rotatingModel struct{ c *secret.Derived[model.Client] }
+
+func (m rotatingModel) Complete(ctx context.Context, req model.Request) (model.Response, error) {
+	c, err := m.c.Get(ctx)
+	if err != nil {
+		return model.Response{}, err
+	}
+	return c.Complete(ctx, req)
+}
+
+// telegramSender posts with the client built from the bot token in force.
+type telegramSender struct {
+	client *secret.Derived[*telegram.Client]
+}
+
+// Render needs no token: the rendering of any client will do.
+func (s *telegramSender) Render(text string) []string {
+	c, err := s.client.Get(context.Background())
+	if err != nil {
+		c = telegram.NewClient("", "", nil)
+	}
+	return c.Render(text)
+}
+
+func (s *telegramSender) Post(ctx context.Context, to session.DeliveryContext, message string) error {
+	c, err := s.client.Get(ctx)
+	if err != nil {
+		return err
+	}
+	return c.Post(ctx, to, message)
 }
 
 func requireEnv(names ...string) (map[string]string, error) {

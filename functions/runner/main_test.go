@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -26,6 +27,7 @@ import (
 	"github.com/zero-gateway/zero/shared/awsconfig"
 	"github.com/zero-gateway/zero/shared/emulator"
 	"github.com/zero-gateway/zero/shared/inbound"
+	"github.com/zero-gateway/zero/shared/secret"
 	"github.com/zero-gateway/zero/shared/sqsqueue"
 	"github.com/zero-gateway/zero/shared/ssmparam"
 	"github.com/zero-gateway/zero/shared/turn/turntest"
@@ -56,7 +58,7 @@ func TestMain(m *testing.M) {
 		rand.Read(b[:])
 		resources, err = provision.Provision(ctx, cfg, t, provision.Options{
 			StackName: "rt-" + hex.EncodeToString(b[:]),
-			Params:    map[string]string{"TelegramBotToken": "1:t", "TelegramWebhookSecret": "s"},
+			Params:    map[string]string{"TelegramBotId": "1"},
 		})
 		return nil, err
 	}))
@@ -89,13 +91,21 @@ func newRunner(t *testing.T, model string, extraEnv map[string]string) (*turntes
 	tg := &fakeTelegram{}
 	srv := httptest.NewServer(tg)
 	t.Cleanup(srv.Close)
+	values := map[string]string{secret.TelegramBotToken.Name: "1:t"}
 	env := map[string]string{
 		"ZERO_TABLE": resources.Tables["SessionTable"].Name, "ZERO_BUCKET": resources.Buckets["TranscriptBucket"].Name,
-		"TELEGRAM_BOT_TOKEN": "1:t", "TELEGRAM_API_BASE_URL": srv.URL, "ZERO_MODEL": model,
+		"TELEGRAM_API_BASE_URL": srv.URL, "ZERO_MODEL": model,
 		// The template's config parameter, as provisioned: "{}" (defaults).
 		"ZERO_CONFIG_PARAMETER": resources.ConfigParameter,
 	}
 	for k, v := range extraEnv {
+		if k == "OPENAI_API_KEY" { // a secret: into SSM
+			values[secret.OpenAIAPIKey.Name] = v
+			continue
+		}
+		env[k] = v
+	}
+	for k, v := range secretsEnv(t, values) {
 		env[k] = v
 	}
 	for k, v := range env {
@@ -280,21 +290,55 @@ func TestRunnerFollowsConfigParameter(t *testing.T) {
 	}
 }
 
+// secretsEnv writes the given secrets (by name) into SSM under a fresh
+// stack's path and returns the runner's *_PARAMETER variables for them;
+// the ones not given are named but not set.
+func secretsEnv(t *testing.T, values map[string]string) map[string]string {
+	t.Helper()
+	var b [6]byte
+	rand.Read(b[:])
+	stack := "rs-" + hex.EncodeToString(b[:])
+	cfg, err := awsconfig.Load(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{}
+	for _, spec := range []secret.Spec{secret.TelegramBotToken, secret.OpenAIAPIKey, secret.AnthropicAPIKey} {
+		param := secret.Parameter(stack, spec.Name)
+		env[spec.Env] = param
+		if v, ok := values[spec.Name]; ok {
+			if _, err := ssmparam.PutSecret(context.Background(), ssm.NewFromConfig(cfg), param, v, ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return env
+}
+
 func TestSetupNamesMissingConfig(t *testing.T) {
+	withToken := secretsEnv(t, map[string]string{secret.TelegramBotToken.Name: "1:t"})
+	noToken := secretsEnv(t, nil)
+	badToken := secretsEnv(t, map[string]string{secret.TelegramBotToken.Name: "no-bot-id"})
 	tests := []struct {
 		name, unset, model, want string
+		secrets                  map[string]string
 	}{
-		{"no table", "ZERO_TABLE", "zero/echo", "ZERO_TABLE"},
-		{"no bot token", "TELEGRAM_BOT_TOKEN", "zero/echo", "TELEGRAM_BOT_TOKEN"},
-		{"malformed model", "", "gpt-4", "ZERO_MODEL"},
-		{"unknown provider", "", "acme/x", "ZERO_MODEL"},
-		{"OpenAI without a key", "", "openai/gpt-4o-mini", "OPENAI_API_KEY"},
-		{"Anthropic without a key", "", "anthropic/claude-sonnet-4-5", "ANTHROPIC_API_KEY"},
-		{"no config parameter", "ZERO_CONFIG_PARAMETER", "zero/echo", "ZERO_CONFIG_PARAMETER"},
+		{"no table", "ZERO_TABLE", "zero/echo", "ZERO_TABLE", withToken},
+		{"no bot token parameter", "TELEGRAM_BOT_TOKEN_PARAMETER", "zero/echo", "TELEGRAM_BOT_TOKEN_PARAMETER", withToken},
+		{"bot token not set in SSM", "", "zero/echo", "secret telegram-bot-token is not set", noToken},
+		{"malformed bot token", "", "zero/echo", "secret telegram-bot-token is malformed", badToken},
+		{"malformed model", "", "gpt-4", "ZERO_MODEL", withToken},
+		{"unknown provider", "", "acme/x", "ZERO_MODEL", withToken},
+		{"OpenAI without a key", "", "openai/gpt-4o-mini", "OPENAI_API_KEY", withToken},
+		{"Anthropic without a key", "", "anthropic/claude-sonnet-4-5", "ANTHROPIC_API_KEY", withToken},
+		{"no config parameter", "ZERO_CONFIG_PARAMETER", "zero/echo", "ZERO_CONFIG_PARAMETER", withToken},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			for k, v := range map[string]string{"ZERO_TABLE": "t", "ZERO_BUCKET": "b", "TELEGRAM_BOT_TOKEN": "1:t", "ZERO_MODEL": tc.model, "OPENAI_API_KEY": "", "OPENAI_BASE_URL": "", "ANTHROPIC_API_KEY": "", "ANTHROPIC_BASE_URL": "", "ZERO_CONFIG_PARAMETER": "/zero/t/config"} {
+			for k, v := range map[string]string{"ZERO_TABLE": "t", "ZERO_BUCKET": "b", "ZERO_MODEL": tc.model, "OPENAI_BASE_URL": "", "ANTHROPIC_BASE_URL": "", "ZERO_CONFIG_PARAMETER": "/zero/t/config"} {
+				t.Setenv(k, v)
+			}
+			for k, v := range tc.secrets {
 				t.Setenv(k, v)
 			}
 			if tc.unset != "" {
@@ -337,5 +381,68 @@ func TestSampleEvent(t *testing.T) {
 	}
 	if len(tg.texts) != 1 || tg.texts[0] != "echo: Hello, ZERO!" {
 		t.Fatalf("Telegram got %q; want the echo reply", tg.texts)
+	}
+}
+
+// TestRunnerSecretsReadOnceAndRotated: the runner reads its secrets (bot
+// token, model keys) with one GetParameters at cold start and none per
+// turn; a rotated model key reaches the model once ZERO_SECRETS_TTL has
+// passed.
+func TestRunnerSecretsReadOnceAndRotated(t *testing.T) {
+	var mu sync.Mutex
+	var keys []string
+	llm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		keys = append(keys, r.Header.Get("Authorization"))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"id":"c1","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`)
+	}))
+	defer llm.Close()
+	tg := httptest.NewServer(&fakeTelegram{})
+	defer tg.Close()
+	env := secretsEnv(t, map[string]string{secret.TelegramBotToken.Name: "1:t", secret.OpenAIAPIKey.Name: "sk-old"})
+	for k, v := range env {
+		t.Setenv(k, v)
+	}
+	for k, v := range map[string]string{
+		"ZERO_TABLE": resources.Tables["SessionTable"].Name, "ZERO_BUCKET": resources.Buckets["TranscriptBucket"].Name,
+		"TELEGRAM_API_BASE_URL": tg.URL, "ZERO_MODEL": "openai/m", "OPENAI_BASE_URL": llm.URL + "/v1",
+		"ZERO_CONFIG_PARAMETER": resources.ConfigParameter, "ZERO_SECRETS_TTL": "300ms",
+	} {
+		t.Setenv(k, v)
+	}
+	calls := awsconfig.NewCounter()
+	app, err := setup(context.Background(), slog.New(slog.DiscardHandler), calls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := calls.String(); got != "SSM.GetParameters=1" {
+		t.Errorf("cold start made %s; want SSM.GetParameters=1", got)
+	}
+	deliver := func(m inbound.Message) {
+		t.Helper()
+		body, _ := json.Marshal(m)
+		ev := events.SQSEvent{Records: []events.SQSMessage{{MessageId: "m-" + m.ID, Body: string(body),
+			Attributes: map[string]string{"ApproximateReceiveCount": "1", "MessageGroupId": m.QueueGroup()}}}}
+		if resp := sqsqueue.Consume(context.Background(), ev, app.proc.Handle); len(resp.BatchItemFailures) != 0 {
+			t.Fatalf("turn failed: %+v", resp)
+		}
+	}
+	calls.Reset()
+	deliver(message(t, "one"))
+	if strings.Contains(calls.String(), "GetParameters") {
+		t.Errorf("a turn within the TTL read the secrets (%s)", calls)
+	}
+	cfg, _ := awsconfig.Load(context.Background(), nil)
+	if _, err := ssmparam.PutSecret(context.Background(), ssm.NewFromConfig(cfg), env[secret.OpenAIAPIKey.Env], "sk-new", ""); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(400 * time.Millisecond)
+	deliver(message(t, "two"))
+	mu.Lock()
+	defer mu.Unlock()
+	if len(keys) != 2 || keys[0] != "Bearer sk-old" || keys[1] != "Bearer sk-new" {
+		t.Errorf("the model saw keys %q; want sk-old, then sk-new after the rotation", keys)
 	}
 }

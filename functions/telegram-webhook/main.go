@@ -5,8 +5,11 @@
 // queue (one message group per session). It answers 2xx once the update is
 // queued (or refused or ignored for good).
 //
-// Environment: TELEGRAM_WEBHOOK_SECRET (the setWebhook secret_token),
-// TELEGRAM_BOT_TOKEN (only its bot id is used), ZERO_QUEUE_URL,
+// Environment: TELEGRAM_WEBHOOK_SECRET_PARAMETER (the SSM SecureString
+// parameter holding the setWebhook secret_token: read at cold start, again
+// every ZERO_SECRETS_TTL, so a rotation applies within it), TELEGRAM_BOT_ID
+// (the bot's numeric id, for the dedup ids: the webhook never sees the
+// token), ZERO_QUEUE_URL,
 // ZERO_CONFIG_PARAMETER (the SSM parameter holding zero.json: routing,
 // session keys, channels.telegram.allowFrom), ZERO_CONFIG_TTL and ZERO_TABLE
 // (where a /stop is marked the moment it arrives; without it /stop waits
@@ -19,6 +22,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -29,6 +33,7 @@ import (
 	"github.com/zero-gateway/zero/shared/httpapi"
 	"github.com/zero-gateway/zero/shared/ingest"
 	"github.com/zero-gateway/zero/shared/lambdalog"
+	"github.com/zero-gateway/zero/shared/secret"
 	"github.com/zero-gateway/zero/shared/sqsqueue"
 	"github.com/zero-gateway/zero/shared/ssmparam"
 	"github.com/zero-gateway/zero/shared/telegram"
@@ -47,13 +52,9 @@ func main() {
 }
 
 func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (http.Handler, error) {
-	secret := os.Getenv("TELEGRAM_WEBHOOK_SECRET")
-	if err := telegram.CheckSecret(secret); err != nil {
-		return nil, fmt.Errorf("TELEGRAM_WEBHOOK_SECRET: %w", err)
-	}
-	botID, err := telegram.BotID(os.Getenv("TELEGRAM_BOT_TOKEN"))
-	if err != nil {
-		return nil, err
+	botID := os.Getenv("TELEGRAM_BOT_ID")
+	if botID == "" || strings.Trim(botID, "0123456789") != "" {
+		return nil, fmt.Errorf("environment variable TELEGRAM_BOT_ID is required: the bot's numeric id (the bot token's part before ':')")
 	}
 	queueURL := os.Getenv("ZERO_QUEUE_URL")
 	if queueURL == "" {
@@ -63,8 +64,18 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 	if err != nil {
 		return nil, err
 	}
-	settings, err := ssmparam.SettingsFromEnv(ssm.NewFromConfig(awsCfg), logger)
+	ssmClient := ssm.NewFromConfig(awsCfg)
+	settings, err := ssmparam.SettingsFromEnv(ssmClient, logger)
 	if err != nil {
+		return nil, err
+	}
+	secrets, err := ssmparam.SecretsFromEnv(ssmClient, logger, secret.TelegramWebhookSecret)
+	if err != nil {
+		return nil, err
+	}
+	// The cold start's one read: a missing or short secret stops here,
+	// named, and Telegram redelivers once it is fixed.
+	if err := secrets.Load(ctx); err != nil {
 		return nil, err
 	}
 	var stops ingest.StopMarker
@@ -76,10 +87,32 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 		Stops:    stops,
 		Queue:    sqsqueue.New(sqs.NewFromConfig(awsCfg), queueURL),
 	})
-	return telegram.NewWebhook(telegram.WebhookConfig{
-		Secret: secret,
-		BotID:  botID,
-		Door:   door,
-		Log:    logger,
-	}), nil
+	// The handler holds the secret; it is built again when a re-read
+	// finds the secret rotated.
+	handler := secret.Derive(secrets, secret.TelegramWebhookSecret, func(value string) (http.Handler, error) {
+		return telegram.NewWebhook(telegram.WebhookConfig{Secret: value, BotID: botID, Door: door, Log: logger}), nil
+	})
+	if _, err := handler.Get(ctx); err != nil {
+		return nil, err
+	}
+	return rotating{handler: handler, log: logger}, nil
+}
+
+// rotating serves each request with the handler built from the secret in
+// force.
+type rotating struct {
+	handler *secret.Derived[http.Handler]
+	log     *slog.Logger
+}
+
+func (h rotating) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	current, err := h.handler.Get(r.Context())
+	if err != nil {
+		// The secret was read at cold start, so this is a deleted one:
+		// refuse, and Telegram retries once it is back.
+		h.log.ErrorContext(r.Context(), "telegram webhook: no secret to check against", "error", err.Error())
+		http.Error(w, `{"ok":false,"error":"unavailable"}`, http.StatusServiceUnavailable)
+		return
+	}
+	current.ServeHTTP(w, r)
 }

@@ -30,6 +30,7 @@ var roles = map[string]string{
 	"workspace":  "core",
 	"gateway":    "core",
 	"ingest":     "core", // the one door every ingress calls: routing, admission, stop marks, enqueue
+	"secret":     "core", // the catalogue of secrets, their rules, rebuilding on rotation
 	"dynamo":     "adapter",
 	"s3store":    "adapter",
 	"sqsqueue":   "adapter",

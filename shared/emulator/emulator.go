@@ -2,6 +2,11 @@
 // stack: moto server by default, or an already-running LocalStack/moto named
 // by ZERO_AWS_ENDPOINT. Nothing here is moto-specific except how moto is
 // launched, so the same tests run against LocalStack.
+//
+// A launched moto authenticates and authorises every call (see Start): the
+// tests and tools sign with the admin key it makes (Server.Admin, exported
+// by Env), and the local stack gives each function a user of its own with
+// its role's actions.
 package emulator
 
 import (
@@ -26,21 +31,55 @@ import (
 // EndpointEnv names an already-running emulator to use instead of starting one.
 const EndpointEnv = "ZERO_AWS_ENDPOINT"
 
+// The admin key of an emulator that enforces IAM, for processes that did
+// not start it (Env sets them; AdminFromEnv reads them). The values are
+// credentials: never log them.
+const (
+	AdminKeyIDEnv  = "ZERO_EMULATOR_ADMIN_ACCESS_KEY_ID"
+	AdminSecretEnv = "ZERO_EMULATOR_ADMIN_SECRET_ACCESS_KEY"
+)
+
 // Server is a running (or borrowed) emulator. Stop only stops what Start launched.
 type Server struct {
 	URL string
-	cmd *exec.Cmd
+	// Admin is a key allowed every action, when the emulator enforces IAM
+	// (a moto Start launched, or a borrowed one whose admin key is in
+	// AdminKeyIDEnv/AdminSecretEnv); nil when it does not. Never log it.
+	Admin *aws.Credentials
+	cmd   *exec.Cmd
+}
+
+// AdminFromEnv returns the admin key named by AdminKeyIDEnv and
+// AdminSecretEnv, if both are set.
+func AdminFromEnv() (aws.Credentials, bool) {
+	id, secret := os.Getenv(AdminKeyIDEnv), os.Getenv(AdminSecretEnv)
+	if id == "" || secret == "" {
+		return aws.Credentials{}, false
+	}
+	return aws.Credentials{AccessKeyID: id, SecretAccessKey: secret, Source: "emulator admin"}, true
 }
 
 // Start returns an emulator endpoint. With addr empty it picks a free port on
 // 127.0.0.1; a borrowed endpoint (ZERO_AWS_ENDPOINT) is shared, so callers
 // must namespace their resources by name.
+//
+// A moto it launches enforces IAM: Start creates the admin user (AdminUser,
+// allowed "*" on "*") and its key while moto still admits unauthenticated
+// calls, then sets moto's INITIAL_NO_AUTH_ACTION_COUNT to 0 (moto's
+// /moto-api/reset-auth), so every later call must be signed by a key
+// moto's IAM knows and its action must be allowed. A borrowed endpoint is
+// used as it is: its Admin comes from AdminFromEnv, and without one the
+// callers sign with dummy keys (LocalStack's default does not enforce IAM).
 func Start(ctx context.Context, addr string) (*Server, error) {
 	if url := os.Getenv(EndpointEnv); url != "" {
 		if err := waitReady(ctx, url, 5*time.Second); err != nil {
 			return nil, fmt.Errorf("emulator at %s (%s): %w", url, EndpointEnv, err)
 		}
-		return &Server{URL: strings.TrimRight(url, "/")}, nil
+		s := &Server{URL: strings.TrimRight(url, "/")}
+		if admin, ok := AdminFromEnv(); ok {
+			s.Admin = &admin
+		}
+		return s, nil
 	}
 	if addr == "" {
 		free, err := freeAddr()
@@ -70,7 +109,42 @@ func Start(ctx context.Context, addr string) (*Server, error) {
 		s.Stop()
 		return nil, fmt.Errorf("moto server on %s: %w", addr, err)
 	}
+	if err := s.enforceIAM(ctx); err != nil {
+		s.Stop()
+		return nil, fmt.Errorf("moto server on %s: %w", addr, err)
+	}
 	return s, nil
+}
+
+// AdminUser is the IAM user whose key Start gives the tests and tools.
+const AdminUser = "zero-admin"
+
+// adminPolicy allows everything: the admin stands for the operator and the
+// test harness, never for a function.
+const adminPolicy = `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}]}`
+
+// enforceIAM creates the admin user and key on a fresh moto (which admits
+// any call until told otherwise), then turns authentication on.
+func (s *Server) enforceIAM(ctx context.Context) error {
+	boot := &IAM{Endpoint: s.URL, Credentials: aws.Credentials{AccessKeyID: "test", SecretAccessKey: "test"}}
+	admin, err := boot.PutUser(ctx, AdminUser, "admin", []byte(adminPolicy))
+	if err != nil {
+		return fmt.Errorf("create the admin user: %w", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+"/moto-api/reset-auth", strings.NewReader("0"))
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("turn IAM on: %w", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("turn IAM on: /moto-api/reset-auth answered %s", resp.Status)
+	}
+	s.Admin = &admin
+	return nil
 }
 
 // motoLauncher (moto_launcher.py) runs moto's server with patches that
@@ -114,6 +188,11 @@ func Start(ctx context.Context, addr string) (*Server, error) {
 //     CPU while only busy groups had visible messages.
 //   - SequenceNumber increases (per process, so per group as on SQS);
 //     moto drew 20 random digits.
+//   - IAM (Start turns it on): moto checked a request's signature against
+//     the query string as its HTTP server had decoded it, so a signed
+//     query value holding a reserved character (ListObjectsV2's
+//     prefix=a%2Fb) never matched; the query is re-encoded as SigV4
+//     canonicalises it before the check.
 //
 // Deduplication (moto's rule: only against messages still in the queue),
 // redrive to the dead-letter queue after maxReceiveCount receives, receive
@@ -141,16 +220,27 @@ func (s *Server) Stop() {
 	s.cmd = nil
 }
 
-// Env returns the environment variables that point the AWS SDK at the emulator
-// with dummy credentials (the emulator accepts any).
+// Env returns the environment variables that point the AWS SDK at the
+// emulator, signing with the admin key (and naming it in AdminKeyIDEnv and
+// AdminSecretEnv for tools that give others their own keys), or with dummy
+// credentials when the emulator does not enforce IAM. The values hold
+// credentials: never log them.
 func (s *Server) Env() []string {
-	return []string{
+	id, secret := "test", "test"
+	if s.Admin != nil {
+		id, secret = s.Admin.AccessKeyID, s.Admin.SecretAccessKey
+	}
+	env := []string{
 		"AWS_ENDPOINT_URL=" + s.URL,
 		"AWS_REGION=us-east-1",
 		"AWS_DEFAULT_REGION=us-east-1",
-		"AWS_ACCESS_KEY_ID=test",
-		"AWS_SECRET_ACCESS_KEY=test",
+		"AWS_ACCESS_KEY_ID=" + id,
+		"AWS_SECRET_ACCESS_KEY=" + secret,
 	}
+	if s.Admin != nil {
+		env = append(env, AdminKeyIDEnv+"="+id, AdminSecretEnv+"="+secret)
+	}
+	return env
 }
 
 // Setenv points this process's AWS SDK at the emulator (see Env); tests
@@ -196,7 +286,9 @@ func freeAddr() (string, error) {
 // RunTests is a TestMain body for packages whose tests talk to AWS: it
 // starts (or borrows) an emulator, points the SDK at it, builds the SDK
 // config (counting calls into counter when it is non-nil), calls setup,
-// runs the tests and stops the emulator. Use: os.Exit(emulator.RunTests(m, counter, setup)).
+// runs the tests and stops the emulator. The process signs with the
+// emulator's admin key (see Start and Env), so on moto every test's calls
+// are authenticated. Use: os.Exit(emulator.RunTests(m, counter, setup)).
 func RunTests(m *testing.M, counter *awsconfig.Counter, setup func(ctx context.Context, cfg aws.Config) (cleanup func(), err error)) int {
 	ctx := context.Background()
 	srv, err := Start(ctx, "")

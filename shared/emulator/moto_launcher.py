@@ -465,8 +465,35 @@ def _patch_sqs():
     SQSBackend.purge_queue = purge_queue
 
 
+def _patch_signature_query():
+    """IAM enforcement (see emulator.go, Start): moto checks a signature
+    against the request's URL as its HTTP server decoded it, so a signed
+    query value holding a reserved character (ListObjectsV2's
+    prefix=a%2Fb) never matched. Re-encode the query as SigV4 canonicalises
+    it (RFC 3986 unreserved characters kept) before the check."""
+    from urllib.parse import quote, unquote, urlsplit, urlunsplit
+
+    import moto.iam.access_control as access_control
+
+    orig = access_control.IAMRequestBase._create_aws_request
+
+    def create_aws_request(self):
+        request = orig(self)
+        parts = urlsplit(request.url)
+        if parts.query:
+            pairs = []
+            for pair in parts.query.split("&"):
+                key, sep, value = pair.partition("=")
+                pairs.append(quote(unquote(key), safe="-_.~") + sep + quote(unquote(value), safe="-_.~"))
+            request.url = urlunsplit(parts._replace(query="&".join(pairs)))
+        return request
+
+    access_control.IAMRequestBase._create_aws_request = create_aws_request
+
+
 if moto.__version__.split(".")[0] == "5":
     _patch_sqs()
+    _patch_signature_query()
 else:
     print(f"moto {moto.__version__}: FIFO queue patches not applied (written for moto 5)", file=sys.stderr)
 

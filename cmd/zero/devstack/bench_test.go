@@ -9,7 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
+
 	"github.com/zero-gateway/zero/cmd/zero/devstack/rie"
+	"github.com/zero-gateway/zero/shared/awsconfig"
+	"github.com/zero-gateway/zero/shared/secret"
+	"github.com/zero-gateway/zero/shared/ssmparam"
 )
 
 // coldInitCases are the functions of template.yaml with an environment that
@@ -20,10 +25,12 @@ var coldInitCases = []struct {
 	payload       string
 }{
 	{"TelegramWebhook", "./functions/telegram-webhook",
-		[]string{"TELEGRAM_WEBHOOK_SECRET=bench-secret", "TELEGRAM_BOT_TOKEN=1:bench", "ZERO_QUEUE_URL=http://127.0.0.1:1/q.fifo", "ZERO_CONFIG_PARAMETER=/zero/bench/config"},
+		[]string{"TELEGRAM_WEBHOOK_SECRET_PARAMETER=/zero/bench/secrets/telegram-webhook-secret", "TELEGRAM_BOT_ID=1", "ZERO_QUEUE_URL=http://127.0.0.1:1/q.fifo", "ZERO_CONFIG_PARAMETER=/zero/bench/config"},
 		`{"version":"2.0","routeKey":"POST /webhooks/telegram","rawPath":"/webhooks/telegram","headers":{},"requestContext":{"http":{"method":"POST","path":"/webhooks/telegram"}},"body":"{}"}`},
 	{"Runner", "./functions/runner",
-		[]string{"ZERO_TABLE=t", "ZERO_BUCKET=b", "TELEGRAM_BOT_TOKEN=1:bench", "ZERO_CONFIG_PARAMETER=/zero/bench/config"},
+		[]string{"ZERO_TABLE=t", "ZERO_BUCKET=b", "TELEGRAM_BOT_TOKEN_PARAMETER=/zero/bench/secrets/telegram-bot-token",
+			"OPENAI_API_KEY_PARAMETER=/zero/bench/secrets/openai-api-key", "ANTHROPIC_API_KEY_PARAMETER=/zero/bench/secrets/anthropic-api-key",
+			"ZERO_CONFIG_PARAMETER=/zero/bench/config"},
 		`{"Records":[]}`},
 }
 
@@ -41,6 +48,20 @@ func BenchmarkColdInit(b *testing.B) {
 	}
 	dir := b.TempDir()
 	ctx := context.Background()
+	// The functions read their secrets at init (one GetParameters), so
+	// the cold start includes that call to the package's emulator.
+	if emuErr != nil {
+		b.Skipf("AWS emulator: %v", emuErr)
+	}
+	awsCfg, err := awsconfig.Load(ctx, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for name, v := range map[string]string{"telegram-webhook-secret": "bench_secret_0123456789abcdefghijklm", "telegram-bot-token": "1:bench"} {
+		if _, err := ssmparam.PutSecret(ctx, ssm.NewFromConfig(awsCfg), secret.Parameter("bench", name), v, ""); err != nil {
+			b.Fatal(err)
+		}
+	}
 	for _, tc := range coldInitCases {
 		// Built once, outside b.Run, which calls its function once per round.
 		bootstrap := filepath.Join(dir, tc.function, "bootstrap")
@@ -56,7 +77,8 @@ func BenchmarkColdInit(b *testing.B) {
 		}
 		hostSize, armSize := fileSize(b, bootstrap), fileSize(b, arm)
 		b.Run(tc.function, func(b *testing.B) {
-			env := append([]string{"PATH=" + os.Getenv("PATH"), "AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=x", "AWS_SECRET_ACCESS_KEY=x"}, tc.env...)
+			env := append([]string{"PATH=" + os.Getenv("PATH"), "AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=x", "AWS_SECRET_ACCESS_KEY=x",
+				"AWS_ENDPOINT_URL=" + os.Getenv("AWS_ENDPOINT_URL")}, tc.env...)
 			var total time.Duration
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {

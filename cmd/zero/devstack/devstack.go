@@ -49,6 +49,9 @@ const (
 	// DefaultConfigTTL is how often the local functions re-read zero.json,
 	// short so that edits apply within seconds (deployed: 30 s).
 	DefaultConfigTTL = 2 * time.Second
+	// DefaultSecretsTTL is how often the local functions re-read their
+	// secrets (deployed: 5 minutes).
+	DefaultSecretsTTL = time.Minute
 	// DefaultIntegrationTimeout is API Gateway's HTTP API limit.
 	DefaultIntegrationTimeout = 30 * time.Second
 )
@@ -90,6 +93,18 @@ type Options struct {
 	Params map[string]string
 	// ExtraEnv ("K=V") is added last to every function's environment.
 	ExtraEnv []string
+
+	// Secrets are the secrets' values by name (secret.TelegramBotToken.Name,
+	// ...). Start writes each into the SSM SecureString parameter the
+	// functions' environment names (Spec.Env) before they start, and
+	// deletes the parameters of the secrets not given. A required secret a
+	// function reads must be given; every value must keep its secret's
+	// rules (secret.Spec.Check).
+	Secrets map[string]string
+	// SecretsTTL is passed to the functions that read secrets as
+	// ZERO_SECRETS_TTL: how long they keep them before reading them again.
+	// Default 1 minute.
+	SecretsTTL time.Duration
 
 	// Config is the zero.json document Start writes into the config
 	// parameter (the SSM parameter named by the functions'
@@ -153,6 +168,7 @@ type Stack struct {
 	listener  net.Listener
 	server    *http.Server
 	esms      map[string]*esm.Mapping
+	iam       *recorder
 	pollStop  context.CancelFunc
 	pollers   sync.WaitGroup
 	closeOnce sync.Once
@@ -220,11 +236,27 @@ func (s *Stack) provision(ctx context.Context) error {
 	}
 	cfg.Region = s.opts.Region
 	cfg.BaseEndpoint = aws.String(s.EndpointURL)
-	// Never sign with real credentials: local emulators accept any.
+	// Never sign with real credentials: the emulator's admin key where it
+	// enforces IAM, else dummy keys (the emulator accepts any).
 	cfg.Credentials = credentials.NewStaticCredentialsProvider("test", "test", "")
+	admin := s.adminCredentials()
+	if admin != nil {
+		cfg.Credentials = credentials.NewStaticCredentialsProvider(admin.AccessKeyID, admin.SecretAccessKey, "")
+	}
 	s.AWSConfig = cfg
-	s.Resources, err = provision.Provision(ctx, cfg, tmpl, provision.Options{StackName: s.opts.Prefix, Params: s.opts.Params, Logf: s.logf})
+	s.Resources, err = provision.Provision(ctx, cfg, tmpl, provision.Options{StackName: s.opts.Prefix, Params: s.opts.Params, Logf: s.logf, Users: s.iamUsers(admin)})
 	if err != nil {
+		return err
+	}
+	if err := s.startRecorder(); err != nil {
+		return err
+	}
+	if path, err := s.writeAdminEnv(); err != nil {
+		return err
+	} else if path != "" {
+		s.logf("the emulator enforces IAM: each function signs as its own user; for tools, `set -a; . %s; set +a` (its admin key)", path)
+	}
+	if err := s.writeSecrets(ctx); err != nil {
 		return err
 	}
 	if s.opts.Config != nil {
@@ -269,6 +301,9 @@ func withDefaults(o Options) (Options, error) {
 	}
 	if o.ConfigTTL <= 0 {
 		o.ConfigTTL = DefaultConfigTTL
+	}
+	if o.SecretsTTL <= 0 {
+		o.SecretsTTL = DefaultSecretsTTL
 	}
 	o.PollWait = min(max(o.PollWait.Round(time.Second), time.Second), 20*time.Second)
 	if o.BuildDir == "" {
@@ -358,12 +393,13 @@ func (s *Stack) startFront() {
 func (s *Stack) startPollers() {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.pollStop = cancel
-	client := sqs.NewFromConfig(s.AWSConfig)
 	for _, es := range s.Resources.EventSources {
 		if !es.Enabled {
 			s.logf("event source %s disabled in the template", es.LogicalID)
 			continue
 		}
+		// Lambda polls with the function's role: so does the emulation.
+		client := sqs.NewFromConfig(s.functionAWSConfig(es.Function))
 		m := esm.New(es, client, s.invoke, s.opts.Region, s.opts.PollWait, s.logf)
 		s.esms[es.LogicalID] = m
 		n := s.pools[es.Function].Size()
@@ -450,6 +486,7 @@ func (s *Stack) Close() error {
 		}
 		wg.Wait()
 		s.pollers.Wait()
+		s.stopRecorder()
 		if s.emu != nil {
 			s.emu.Stop()
 		}

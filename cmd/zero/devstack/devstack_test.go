@@ -98,7 +98,10 @@ func translatedTemplate(t *testing.T) string {
 }
 
 // testParams are values for the template's required parameters.
-var testParams = map[string]string{"TelegramBotToken": "123456:test-token", "TelegramWebhookSecret": "test_secret-1"}
+var testParams = map[string]string{"TelegramBotId": "123456"}
+
+// testSecrets are the secrets the template's functions require.
+var testSecrets = map[string]string{"telegram-bot-token": "123456:test-token", "telegram-webhook-secret": "test_secret-0123456789abcdefghijkl"}
 
 // echoFunction answers HTTP API events with the event itself as the body
 // (plus a few environment variables as headers); body "fail" returns an
@@ -265,6 +268,13 @@ func startStack(t *testing.T, opts Options) *Stack {
 		t.Fatalf("Start: %v", err)
 	}
 	t.Cleanup(func() { st.Close() })
+	// Every AWS call the functions made must be one their template role
+	// allows (action, resource, conditions): see CheckIAM.
+	t.Cleanup(func() {
+		if err := st.CheckIAM(); err != nil {
+			t.Error(err)
+		}
+	})
 	return st
 }
 
@@ -285,6 +295,7 @@ func TestStackFront(t *testing.T) {
 		Template:   translatedTemplate(t),
 		Prefix:     uniquePrefix(t, "front"),
 		Params:     testParams,
+		Secrets:    testSecrets,
 		Bootstraps: map[string]string{"TelegramWebhook": echo, "Runner": echo},
 		PoolSizes:  map[string]int{"TelegramWebhook": 2, "Runner": 1},
 		PollWait:   time.Second,
@@ -337,7 +348,9 @@ func TestStackFront(t *testing.T) {
 		}
 		eq(t, "queue URL env", resp.Header.Get("X-Queue-Url"), st.Resources.Queues["WorkQueue"].URL)
 		eq(t, "function name env", resp.Header.Get("X-Function-Name"), st.Resources.Functions["TelegramWebhook"].Name)
-		eq(t, "endpoint env", resp.Header.Get("X-Endpoint"), st.EndpointURL)
+		// The function reaches the emulator through its own recording
+		// listener (see CheckIAM).
+		eq(t, "endpoint env", resp.Header.Get("X-Endpoint"), st.iam.endpoints["TelegramWebhook"])
 		eq(t, "content type", resp.Header.Get("Content-Type"), "application/json")
 	})
 
@@ -407,13 +420,16 @@ func TestStackFront(t *testing.T) {
 }
 
 // esmTemplate is a minimal template for the event source mapping test: a
-// FIFO queue with a 2 s visibility timeout, a function and its trigger.
+// FIFO queue with a 2 s visibility timeout, a function, its role (the
+// mapping polls with it) and its trigger.
 const esmTemplate = `{
   "Parameters": {"Greeting": {"Type": "String", "Default": "hi"}},
   "Resources": {
     "Jobs": {"Type": "AWS::SQS::Queue", "Properties": {"FifoQueue": true, "ContentBasedDeduplication": false, "VisibilityTimeout": 2}},
-    "Worker": {"Type": "AWS::Lambda::Function", "Properties": {"Timeout": 10,
+    "Worker": {"Type": "AWS::Lambda::Function", "Properties": {"Timeout": 10, "Role": {"Fn::GetAtt": ["WorkerRole", "Arn"]},
       "Environment": {"Variables": {"JOBS_URL": {"Ref": "Jobs"}, "GREETING": {"Ref": "Greeting"}}}}},
+    "WorkerRole": {"Type": "AWS::IAM::Role", "Properties": {"Policies": [{"PolicyName": "poll", "PolicyDocument": {"Statement": [
+      {"Effect": "Allow", "Action": ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility"], "Resource": {"Fn::GetAtt": ["Jobs", "Arn"]}}]}}]}},
     "WorkerJobs": {"Type": "AWS::Lambda::EventSourceMapping", "Properties": {
       "EventSourceArn": {"Fn::GetAtt": ["Jobs", "Arn"]}, "FunctionName": {"Ref": "Worker"},
       "BatchSize": 10, "FunctionResponseTypes": ["ReportBatchItemFailures"]}}

@@ -145,9 +145,9 @@ func (l *invocationLog) snapshot() (batches, requests []invocation) {
 
 const (
 	e2eToken  = "123456:e2e-token"
-	e2eSecret = "e2e_secret-1"
+	e2eSecret = "e2e_secret-0123456789abcdefghijklmn"
 	// e2eGatewayToken is the gateway API's bearer token.
-	e2eGatewayToken = "e2e-gateway-token-0123456789"
+	e2eGatewayToken = "e2e-gateway-token-0123456789abcdefgh"
 	// e2eConfig admits the sample update's sender (the webhook admits
 	// nobody on a channel without allowFrom).
 	e2eConfig = `{channels: {telegram: {allowFrom: ["*"], owners: ["*"]}}}`
@@ -168,8 +168,12 @@ func e2eStack(t *testing.T, quiet bool, configTTL time.Duration) (*Stack, *fakeT
 		Template: translatedTemplate(t),
 		Prefix:   uniquePrefix(t, "e2e"),
 		Params: map[string]string{
-			"TelegramBotToken": e2eToken, "TelegramWebhookSecret": e2eSecret,
-			"TelegramAPIBaseURL": tg.URL, "ZeroModel": "zero/echo", "GatewayToken": e2eGatewayToken,
+			"TelegramBotId": "123456", "TelegramAPIBaseURL": tg.URL, "ZeroModel": "zero/echo",
+		},
+		// Written into the emulator's SSM as SecureString parameters,
+		// where the functions read them at cold start.
+		Secrets: map[string]string{
+			"telegram-bot-token": e2eToken, "telegram-webhook-secret": e2eSecret, "gateway-token": e2eGatewayToken,
 		},
 		Config:    []byte(e2eConfig),
 		ConfigTTL: configTTL,
@@ -337,6 +341,11 @@ func TestEndToEndTelegram(t *testing.T) {
 // invocation's aws_ops ("SQS.SendMessage=1 SSM.GetParameter=1").
 func configReads(inv invocation) int { return opCount(inv, "SSM.GetParameter") }
 
+// secretReads is the number of secret re-reads (SSM GetParameters, one per
+// ZERO_SECRETS_TTL per function instance; the cold start's read is in its
+// init, not in an invocation).
+func secretReads(inv invocation) int { return opCount(inv, "SSM.GetParameters") }
+
 // workspaceReads are the runner's listings of an agent's workspace, made
 // once per workspace.DefaultTTL (60 s) per function instance.
 func workspaceReads(inv invocation) int { return opCount(inv, "S3.ListObjectsV2") }
@@ -355,7 +364,9 @@ func opCount(inv invocation, op string) int {
 // turnCalls are an invocation's AWS calls without the cached reads: a
 // function re-reads zero.json once per ZERO_CONFIG_TTL (30 s deployed, 2 s
 // here) and the workspace once per minute, not once per turn.
-func turnCalls(inv invocation) int { return inv.AWSCalls - configReads(inv) - workspaceReads(inv) }
+func turnCalls(inv invocation) int {
+	return inv.AWSCalls - configReads(inv) - secretReads(inv) - workspaceReads(inv)
+}
 
 // TestTurnAWSCalls counts the AWS API calls of plain text turns on the
 // end-to-end path (the functions log the count of each invocation, taken by
@@ -430,7 +441,7 @@ func TestTurnAWSCalls(t *testing.T) {
 func turnOps(inv invocation) string {
 	var ops []string
 	for _, field := range strings.Fields(inv.AWSOps) {
-		if name, _, _ := strings.Cut(field, "="); name != "SSM.GetParameter" && name != "S3.ListObjectsV2" {
+		if name, _, _ := strings.Cut(field, "="); name != "SSM.GetParameter" && name != "SSM.GetParameters" && name != "S3.ListObjectsV2" {
 			ops = append(ops, field)
 		}
 	}

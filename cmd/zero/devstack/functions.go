@@ -14,6 +14,8 @@ import (
 
 	"github.com/zero-gateway/zero/cmd/zero/devstack/provision"
 	"github.com/zero-gateway/zero/cmd/zero/devstack/rie"
+	"github.com/zero-gateway/zero/shared/secret"
+	"github.com/zero-gateway/zero/shared/ssmparam"
 )
 
 // buildAll builds every function without a prebuilt bootstrap, in parallel.
@@ -68,9 +70,10 @@ var passthroughEnv = []string{
 }
 
 // functionEnv is the environment of fn's RIE processes (which pass it on
-// to the runtime): a few host variables, then the emulator's endpoint and
-// dummy credentials, the template's variables (plus ZERO_CONFIG_TTL where
-// ZERO_CONFIG_PARAMETER is set), Lambda's reserved variables, and
+// to the runtime): a few host variables, then its recording listener in
+// front of the emulator and its own IAM user's key (see awsEnv), the template's variables (plus ZERO_CONFIG_TTL where
+// ZERO_CONFIG_PARAMETER is set and ZERO_SECRETS_TTL where a secret's
+// parameter is), Lambda's reserved variables, and
 // ExtraEnv last. Nothing else leaks from the host (no
 // AWS_PROFILE, no real credentials).
 func (s *Stack) functionEnv(fn provision.Function, bootstrap string) []string {
@@ -80,14 +83,17 @@ func (s *Stack) functionEnv(fn provision.Function, bootstrap string) []string {
 			vals[k] = v
 		}
 	}
-	vals["AWS_ENDPOINT_URL"] = s.EndpointURL
-	vals["AWS_ACCESS_KEY_ID"] = "test"
-	vals["AWS_SECRET_ACCESS_KEY"] = "test"
+	s.awsEnv(fn, vals)
 	for k, v := range fn.Env {
 		vals[k] = v
 	}
 	if _, ok := fn.Env[provision.ConfigParameterEnv]; ok {
 		vals[provision.ConfigTTLEnv] = s.opts.ConfigTTL.String()
+	}
+	for _, spec := range secret.All() {
+		if _, ok := fn.Env[spec.Env]; ok {
+			vals[ssmparam.SecretsTTLEnv] = s.opts.SecretsTTL.String()
+		}
 	}
 	for k, v := range map[string]string{
 		"AWS_REGION":                      s.opts.Region,

@@ -48,7 +48,7 @@ import (
 
 const (
 	loadBotToken      = "424242:load-token"
-	loadWebhookSecret = "load_secret-1"
+	loadWebhookSecret = "load_secret-0123456789abcdefghijklm"
 	loadModelKey      = "sk-load"
 	// loadChatBase + n is the Telegram chat (and user) id of chat n.
 	loadChatBase = 700_000_000
@@ -314,9 +314,11 @@ func startLoadRig(b *testing.B, name string, p loadParams) *loadRig {
 		Endpoint:  rig.proxy.URL,
 		FrontAddr: "127.0.0.1:0",
 		Params: map[string]string{
-			"TelegramBotToken": loadBotToken, "TelegramWebhookSecret": loadWebhookSecret,
-			"TelegramAPIBaseURL": rig.telegram.URL,
-			"ZeroModel":          "openai/load-model", "OpenAIAPIKey": loadModelKey, "OpenAIBaseURL": rig.model.URL + "/v1",
+			"TelegramBotId": "424242", "TelegramAPIBaseURL": rig.telegram.URL,
+			"ZeroModel": "openai/load-model", "OpenAIBaseURL": rig.model.URL + "/v1",
+		},
+		Secrets: map[string]string{
+			"telegram-bot-token": loadBotToken, "telegram-webhook-secret": loadWebhookSecret, "openai-api-key": loadModelKey,
 		},
 		Config:    zeroJSON,
 		ConfigTTL: ssmparam.DefaultTTL,

@@ -23,6 +23,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 
 	"github.com/zero-gateway/zero/cmd/zero/devstack/template"
+	"github.com/zero-gateway/zero/shared/emulator"
 )
 
 // StackNamePattern is what a stack name (the prefix of every physical
@@ -35,6 +36,10 @@ var StackNamePattern = regexp.MustCompile(`^[a-z][a-z0-9-]{0,39}$`)
 // its functions, HTTP API routes and SQS event source mappings, and
 // resolves its Outputs. It is idempotent: existing resources are reused
 // and their settings re-applied.
+//
+// Each function's role's inline policies are resolved to local ARNs
+// (Function.Policy); with Options.Users each function also gets an IAM
+// user of its own on the emulator and an access key (see iam.go).
 //
 // Resources of other types (IAM, stages, permissions, alarms, ...) and
 // resources whose Condition is false are not created; they are listed in
@@ -59,10 +64,13 @@ func Provision(ctx context.Context, cfg aws.Config, t *template.Template, opts O
 	if err := p.create(ctx); err != nil {
 		return nil, err
 	}
-	for _, step := range []func() error{p.functions, p.configParameter, p.eventSources, p.routes, p.outputs} {
+	for _, step := range []func() error{p.functions, p.policies, p.configParameter, p.eventSources, p.routes, p.outputs} {
 		if err := step(); err != nil {
 			return nil, err
 		}
+	}
+	if err := p.users(ctx); err != nil {
+		return nil, err
 	}
 	return p.res, nil
 }
@@ -77,6 +85,8 @@ type provisioner struct {
 	// tmpl is the template with only the resources whose Condition holds.
 	tmpl *template.Template
 	ev   *template.Evaluator
+	// iam creates the functions' users (Options.Users); nil: none.
+	iam *emulator.IAM
 }
 
 func newProvisioner(cfg aws.Config, t *template.Template, opts Options) *provisioner {
@@ -101,6 +111,7 @@ func newProvisioner(cfg aws.Config, t *template.Template, opts Options) *provisi
 			Skipped:       map[string]string{},
 		},
 		tmpl: t,
+		iam:  opts.Users,
 	}
 }
 
@@ -109,6 +120,14 @@ func newProvisioner(cfg aws.Config, t *template.Template, opts Options) *provisi
 var absentReasons = map[string]string{
 	typeHTTPAPI: "is served by the local HTTP front, which has no API id (use the front's URL)",
 	typeESM:     "is run by the local event source emulator, which has no mapping id",
+}
+
+// notEmulatedReasons say why a resource type the local stack does not
+// create is left out, where there is more to say than "is not emulated
+// locally".
+var notEmulatedReasons = map[string]string{
+	typeBucketPolicy: "is not applied locally: the emulator is plain HTTP, so its aws:SecureTransport deny would refuse every call",
+	typeLogGroup:     "is not created locally: the functions log to the console",
 }
 
 // conditions evaluates the template's Conditions and keeps in p.tmpl only
@@ -140,7 +159,11 @@ func (p *provisioner) conditions() error {
 		case typeESM, typeHTTPAPI:
 			p.ev.Absent(id, absentReasons[r.Type])
 		default:
-			p.skip(id, fmt.Sprintf("(%s) is not emulated locally", r.Type))
+			reason := notEmulatedReasons[r.Type]
+			if reason == "" {
+				reason = "is not emulated locally"
+			}
+			p.skip(id, fmt.Sprintf("(%s) %s", r.Type, reason))
 		}
 	}
 	t := *p.tmpl

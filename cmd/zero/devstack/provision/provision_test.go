@@ -96,7 +96,7 @@ func translatedTemplate(t *testing.T) string {
 }
 
 // testParams are values for the template's required parameters.
-var testParams = map[string]string{"TelegramBotToken": "123456:test-token", "TelegramWebhookSecret": "test_secret-1"}
+var testParams = map[string]string{"TelegramBotId": "123456"}
 
 func TestProvisionFromTemplate(t *testing.T) {
 	need(t, "AWS emulator", emuErr)
@@ -215,23 +215,26 @@ func TestProvisionFromTemplate(t *testing.T) {
 		eq(t, "runner dir", run.SourceDir, "./functions/runner")
 		eq(t, "webhook timeout", wh.Timeout, 10*time.Second)
 		eq(t, "runner timeout", run.Timeout, 900*time.Second)
+		eq(t, "runner memory", run.MemorySize, 256)
+		eq(t, "webhook memory", wh.MemorySize, 128)
 		eq(t, "webhook env", wh.Env, map[string]string{
-			"ZERO_QUEUE_URL":          res.Queues["WorkQueue"].URL,
-			"ZERO_TABLE":              prefix + "-sessiontable",
-			"TELEGRAM_WEBHOOK_SECRET": "test_secret-1",
-			"TELEGRAM_BOT_TOKEN":      "123456:test-token",
-			"ZERO_CONFIG_PARAMETER":   "/zero/" + prefix + "/config",
+			"ZERO_QUEUE_URL": res.Queues["WorkQueue"].URL,
+			"ZERO_TABLE":     prefix + "-sessiontable",
+			// Secrets by their SSM parameter's name, never by value.
+			"TELEGRAM_WEBHOOK_SECRET_PARAMETER": "/zero/" + prefix + "/secrets/telegram-webhook-secret",
+			"TELEGRAM_BOT_ID":                   "123456",
+			"ZERO_CONFIG_PARAMETER":             "/zero/" + prefix + "/config",
 		})
 		eq(t, "runner env", run.Env, map[string]string{
-			"ZERO_TABLE":            prefix + "-sessiontable",
-			"ZERO_BUCKET":           prefix + "-transcriptbucket",
-			"TELEGRAM_BOT_TOKEN":    "123456:test-token",
-			"TELEGRAM_API_BASE_URL": "https://api.telegram.org",
-			"OPENAI_API_KEY":        "",
-			"ANTHROPIC_API_KEY":     "",
-			"OPENAI_BASE_URL":       "https://api.openai.com/v1",
-			"ZERO_MODEL":            "zero/echo",
-			"ZERO_CONFIG_PARAMETER": "/zero/" + prefix + "/config",
+			"ZERO_TABLE":                   prefix + "-sessiontable",
+			"ZERO_BUCKET":                  prefix + "-transcriptbucket",
+			"TELEGRAM_BOT_TOKEN_PARAMETER": "/zero/" + prefix + "/secrets/telegram-bot-token",
+			"OPENAI_API_KEY_PARAMETER":     "/zero/" + prefix + "/secrets/openai-api-key",
+			"ANTHROPIC_API_KEY_PARAMETER":  "/zero/" + prefix + "/secrets/anthropic-api-key",
+			"TELEGRAM_API_BASE_URL":        "https://api.telegram.org",
+			"OPENAI_BASE_URL":              "https://api.openai.com/v1",
+			"ZERO_MODEL":                   "zero/echo",
+			"ZERO_CONFIG_PARAMETER":        "/zero/" + prefix + "/config",
 			// One parameter feeds both this and the redrive policy's
 			// maxReceiveCount (checked under queues), so they cannot drift.
 			"ZERO_QUEUE_URL":          res.Queues["WorkQueue"].URL,
@@ -240,6 +243,7 @@ func TestProvisionFromTemplate(t *testing.T) {
 			"ZERO_MIN_BUDGET_SECONDS": "120",
 			"ZERO_RETRY_BASE_SECONDS": "5",
 			"ZERO_RETRY_MAX_SECONDS":  "300",
+			"ZERO_BEDROCK_MODELS":     "",
 		})
 		eq(t, "routes", res.Routes, []Route{
 			{Method: "POST", Path: "/rpc", Function: "Gateway"},
@@ -249,11 +253,11 @@ func TestProvisionFromTemplate(t *testing.T) {
 		eq(t, "gateway dir", gw.SourceDir, "./functions/gateway")
 		eq(t, "gateway timeout", gw.Timeout, 30*time.Second)
 		eq(t, "gateway env", gw.Env, map[string]string{
-			"ZERO_GATEWAY_TOKEN":    "",
-			"ZERO_TABLE":            prefix + "-sessiontable",
-			"ZERO_BUCKET":           prefix + "-transcriptbucket",
-			"ZERO_QUEUE_URL":        res.Queues["WorkQueue"].URL,
-			"ZERO_CONFIG_PARAMETER": "/zero/" + prefix + "/config",
+			"ZERO_GATEWAY_TOKEN_PARAMETER": "/zero/" + prefix + "/secrets/gateway-token",
+			"ZERO_TABLE":                   prefix + "-sessiontable",
+			"ZERO_BUCKET":                  prefix + "-transcriptbucket",
+			"ZERO_QUEUE_URL":               res.Queues["WorkQueue"].URL,
+			"ZERO_CONFIG_PARAMETER":        "/zero/" + prefix + "/config",
 		})
 		eq(t, "event sources", res.EventSources, []EventSource{{
 			LogicalID: "RunnerWork", Function: "Runner", Queue: "WorkQueue",
@@ -275,10 +279,15 @@ func TestProvisionFromTemplate(t *testing.T) {
 	})
 
 	t.Run("conditions, skipped resources and outputs", func(t *testing.T) {
-		eq(t, "conditions", res.Conditions, map[string]bool{"HasAlarmTopic": false})
+		eq(t, "conditions", res.Conditions, map[string]bool{"HasAlarmTopic": false, "HasBedrockModels": false})
 		notEmulated := func(typ string) string { return "(" + typ + ") is not emulated locally" }
+		logGroup := "(AWS::Logs::LogGroup) is not created locally: the functions log to the console"
 		eq(t, "skipped", res.Skipped, map[string]string{
 			"DeadLetterAlarm":                   notEmulated("AWS::CloudWatch::Alarm"),
+			"GatewayLogGroup":                   logGroup,
+			"RunnerLogGroup":                    logGroup,
+			"TelegramWebhookLogGroup":           logGroup,
+			"TranscriptBucketPolicy":            "(AWS::S3::BucketPolicy) is not applied locally: the emulator is plain HTTP, so its aws:SecureTransport deny would refuse every call",
 			"GatewayRPCPermission":              notEmulated("AWS::Lambda::Permission"),
 			"GatewayRole":                       notEmulated("AWS::IAM::Role"),
 			"HttpApiApiGatewayDefaultStage":     notEmulated("AWS::ApiGatewayV2::Stage"),

@@ -3,7 +3,11 @@ package provision
 import (
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/zero-gateway/zero/cmd/zero/devstack/iampolicy"
 	"github.com/zero-gateway/zero/cmd/zero/devstack/template"
+	"github.com/zero-gateway/zero/shared/emulator"
 )
 
 // Resource types the local stack creates, and the ones it reads to run code.
@@ -15,6 +19,10 @@ const (
 	typeFunction = "AWS::Lambda::Function"
 	typeESM      = "AWS::Lambda::EventSourceMapping"
 	typeHTTPAPI  = "AWS::ApiGatewayV2::Api"
+
+	// Read only to say why they are left out.
+	typeBucketPolicy = "AWS::S3::BucketPolicy"
+	typeLogGroup     = "AWS::Logs::LogGroup"
 )
 
 // Resources describes what Provision created and what it read from the
@@ -97,6 +105,15 @@ type Function struct {
 	Env        map[string]string
 	Timeout    time.Duration
 	MemorySize int
+
+	// Role is the logical id of the function's execution role, and Policy
+	// its inline policies with local names and ARNs: what the function may
+	// do (see iampolicy.Check).
+	Role   string
+	Policy iampolicy.Policy
+	// Credentials are the access key of the function's own IAM user on the
+	// emulator (Options.Users), nil without one. Never log them.
+	Credentials *aws.Credentials
 }
 
 // Route is one HTTP API route.
@@ -144,4 +161,9 @@ type Options struct {
 	// Params are template parameter values; defaults fill the rest.
 	Params map[string]string
 	Logf   func(format string, args ...any)
+	// Users, when non-nil, is the emulator's IAM (signing with its admin
+	// key): each function gets a user of its own with its role's actions
+	// and an access key (Function.Credentials). Nil on an emulator that
+	// does not enforce IAM.
+	Users *emulator.IAM
 }
