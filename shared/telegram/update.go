@@ -9,7 +9,9 @@
 // redelivering them.
 //
 // Outbound: Client sends replies with sendMessage in HTML parse mode, split
-// into pieces Telegram accepts, and honours 429 retry_after.
+// into pieces Telegram accepts. It waits out a 429's retry_after within the
+// caller's deadline, never resends a sendMessage whose outcome is unknown,
+// and retries a message Telegram cannot parse once as plain text.
 //
 // Errors are classified with package fault; no error or log line carries the
 // bot token or the webhook secret.
