@@ -86,8 +86,8 @@ func TestToolsJSONShape(t *testing.T) {
 		if _, ok := tl["allowed"].(bool); !ok {
 			t.Errorf("%s: allowed = %#v; want a bool", name, tl["allowed"])
 		}
-		if available, ok := tl["available"].(bool); !ok || available != (name == "session_status") {
-			t.Errorf("%s: available = %#v; want %v", name, tl["available"], name == "session_status")
+		if available, ok := tl["available"].(bool); !ok || available != tool.Provided(name) {
+			t.Errorf("%s: available = %#v; want %v", name, tl["available"], tool.Provided(name))
 		}
 		if reason, _ := tl["reason"].(string); reason == "" {
 			t.Errorf("%s: no reason", name)
@@ -142,14 +142,14 @@ func TestTools(t *testing.T) {
 			args: []string{"--subagent"},
 			want: []toolLine{
 				{Name: "sessions_spawn", Reason: "sub-agents never get sessions_spawn"},
-				{Name: "sessions_list", Reason: "sub-agents get no session tools unless tools.subagents.tools.allow names them"},
+				{Name: "sessions_list", Available: true, Reason: "sub-agents get no session tools unless tools.subagents.tools.allow names them"},
 				{Name: "session_status", Allowed: true, Available: true, Reason: `tools.profile "messaging" includes it`},
 			},
 		},
 		{
 			name: "--sandbox with the agent's visibility",
 			args: []string{"--agent", "work", "--sandbox"},
-			want: []toolLine{{Name: "sessions_list", Allowed: true, Reason: `agents.list[work].tools.profile "coding" includes it; sandboxed: sees every session (sessionToolsVisibility "all")`}},
+			want: []toolLine{{Name: "sessions_list", Allowed: true, Available: true, Reason: `agents.list[work].tools.profile "coding" includes it; sandboxed: sees every session (sessionToolsVisibility "all")`}},
 		},
 	}
 	for _, tt := range tests {

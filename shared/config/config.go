@@ -207,6 +207,12 @@ type Agent struct {
 	Subagents Subagents
 	// Sandbox is resolved: the agent's own setting, else agents.defaults.sandbox.
 	Sandbox Sandbox
+	// Sandboxed: the entry has a sandbox block (agents.list[].sandbox, even
+	// {}), which makes every session of the agent sandboxed: its session
+	// tools see only the sessions it spawned, unless
+	// Sandbox.SessionToolsVisibility is "all". agents.defaults.sandbox
+	// sandboxes nobody; it only gives the default visibility.
+	Sandboxed bool
 }
 
 // Subagents is agents.list[].subagents.

@@ -201,12 +201,13 @@ func TestFullConfig(t *testing.T) {
 		},
 		Subagents: Subagents{AllowAgents: []string{"main", "support"}},
 		Sandbox:   Sandbox{SessionToolsVisibility: "spawned"},
+		Sandboxed: true,
 	}
 	if !ok || !reflect.DeepEqual(work, wantWork) {
 		t.Errorf("Agent(work) = %+v, %v; want %+v", work, ok, wantWork)
 	}
-	if main, _ := c.Agent("main"); main.Sandbox.SessionToolsVisibility != "all" {
-		t.Errorf("main inherits the default sandbox: got %+v", main.Sandbox)
+	if main, _ := c.Agent("main"); main.Sandbox.SessionToolsVisibility != "all" || main.Sandboxed {
+		t.Errorf("main inherits the default sandbox's visibility and is not sandboxed: got %+v, sandboxed %v", main.Sandbox, main.Sandboxed)
 	}
 	if support, _ := c.Agent("support"); !reflect.DeepEqual(support.Subagents.AllowAgents, []string{"*"}) {
 		t.Errorf("support allowAgents = %q", support.Subagents.AllowAgents)

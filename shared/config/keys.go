@@ -191,7 +191,7 @@ func agentListKeys() []Key {
 		Key{Path: "agents.list[].subagents.allowAgents", Kind: listOf(nameKind), Help: `agent ids sessions_spawn may target ("*": any); unset: only this agent`,
 			set: a(func(ag *Agent, v Value) { ag.Subagents.AllowAgents = v.Strings() })},
 		Key{Path: "agents.list[].sandbox", Kind: objectKind, Help: "the sandbox (unset: agents.defaults.sandbox)",
-			open: into(func(ag *Agent, _ Value) *Sandbox { return &ag.Sandbox })},
+			open: into(func(ag *Agent, v Value) *Sandbox { ag.Sandboxed = v.Given(); return &ag.Sandbox })},
 		Key{Path: "agents.list[].sandbox.sessionToolsVisibility", Kind: enumKind(VisibilitySpawned, VisibilityAll),
 			Help: "sessions the session tools see in a sandbox (unset: agents.defaults')", set: on(setVisibility)})
 }

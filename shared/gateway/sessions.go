@@ -32,47 +32,23 @@ const (
 
 var kinds = []string{session.KindMain, session.KindGroup, session.KindCron, session.KindHook, session.KindNode, session.KindOther}
 
-// rowOf builds the row of key's entry.
+// rowOf builds the row of key's entry: session.RowOf's (the one place
+// that computes a row's key, kind, channel, model and transcriptPath),
+// plus the gateway's own fields (input/output tokens, label).
 func rowOf(cfg *config.Config, key string, e session.Entry) Row {
-	keys := cfg.Keys()
+	s := session.RowOf(key, e, cfg.Keys())
 	r := Row{
-		Key: session.Display(key, keys), Kind: session.Kind(key, keys), DisplayName: e.DisplayName,
-		UpdatedAt: e.UpdatedAt, SessionID: e.SessionID,
-		ContextTokens: e.ContextTokens, TotalTokens: e.TotalTokens, InputTokens: e.InputTokens, OutputTokens: e.OutputTokens,
-		ThinkingLevel: e.ThinkingLevel, VerboseLevel: e.VerboseLevel, SystemSent: e.SystemSent, AbortedLastRun: e.AbortedLastRun,
-		SendPolicy: e.SendPolicy, LastChannel: e.LastChannel, LastTo: e.LastTo, Label: e.Label,
-		TranscriptPath: session.TranscriptPath(key, e),
+		Key: s.Key, Kind: s.Kind, Channel: s.Channel, DisplayName: s.DisplayName,
+		UpdatedAt: s.UpdatedAt, SessionID: s.SessionID, Model: s.Model,
+		ContextTokens: s.ContextTokens, TotalTokens: s.TotalTokens, InputTokens: e.InputTokens, OutputTokens: e.OutputTokens,
+		ThinkingLevel: s.ThinkingLevel, VerboseLevel: s.VerboseLevel, SystemSent: s.SystemSent, AbortedLastRun: s.AbortedLastRun,
+		SendPolicy: s.SendPolicy, LastChannel: s.LastChannel, LastTo: s.LastTo, Label: e.Label,
+		TranscriptPath: s.TranscriptPath,
 	}
-	r.Channel = rowChannel(r.Kind, e)
-	switch {
-	case e.ModelOverride != "":
-		r.Model = e.ProviderOverride + "/" + e.ModelOverride
-	case e.Model != "":
-		r.Model = e.ModelProvider + "/" + e.Model
-	}
-	if d := e.DeliveryContext; d.Channel != "" || d.To != "" || d.AccountID != "" {
+	if d := s.DeliveryContext; d != nil {
 		r.DeliveryContext = &DeliveryContext{Channel: d.Channel, To: d.To, AccountID: d.AccountID}
 	}
 	return r
-}
-
-// rowChannel follows the seed's channel field: a group's own channel,
-// a direct chat's last channel, "internal" for cron/hook/node sessions,
-// "unknown" when absent.
-func rowChannel(kind string, e session.Entry) string {
-	var ch string
-	switch kind {
-	case session.KindGroup:
-		ch = e.Channel
-	case session.KindCron, session.KindHook, session.KindNode:
-		ch = internalChannel
-	default:
-		ch = e.LastChannel
-	}
-	if ch == "" {
-		return session.KeyUnknown
-	}
-	return ch
 }
 
 // sessionsList lists an agent's sessions, newest first:

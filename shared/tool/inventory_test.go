@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestNames(t *testing.T) {
@@ -166,10 +168,15 @@ func TestGlob(t *testing.T) {
 }
 
 func TestProvided(t *testing.T) {
+	want := map[string]bool{"agents_list": true, "session_status": true, "sessions_history": true, "sessions_list": true}
+	got := map[string]bool{}
 	for _, name := range Names() {
-		if want := name == "session_status"; Provided(name) != want {
-			t.Errorf("Provided(%q) = %v; want %v", name, !want, want)
+		if Provided(name) {
+			got[name] = true
 		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("provided tools (-want +got):\n%s", diff)
 	}
 	if !Provided("Session_Status") {
 		t.Error(`Provided("Session_Status") = false; names are case-insensitive`)

@@ -1,7 +1,15 @@
 package tool
 
+import "slices"
+
+// provided are the tools ZERO implements today, sorted. sessions_list and
+// sessions_history are offered only where the session store can read
+// other sessions (always, deployed).
+var provided = []string{"agents_list", "session_status", "sessions_history", "sessions_list"}
+
 // Provided reports whether ZERO implements the tool name today; a tool the
 // policy allows but ZERO does not provide is never offered to a model.
 func Provided(name string) bool {
-	return normalize(name) == "session_status"
+	_, ok := slices.BinarySearch(provided, normalize(name))
+	return ok
 }

@@ -92,6 +92,7 @@ type rig struct {
 	crash    *turntest.CrashStore
 	settings *settings
 	clock    time.Time
+	caller   string // callTool's session key; "" is msg's
 }
 
 // rigConfig is the rig's zero.json: Telegram user 7 is the owner.

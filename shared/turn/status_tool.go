@@ -101,10 +101,17 @@ func (s statusTool) other(ctx context.Context, raw string, choice modelChoice) (
 	return s.p.statusOf(s.t.cfg, key, e, false) + choice.note(), nil
 }
 
+// sessionFinder reads a session by key or by sessionId (Sessions and
+// SessionReader both can).
+type sessionFinder interface {
+	Get(ctx context.Context, key string) (session.Entry, error)
+	Lookup(ctx context.Context, sessionID string) (string, session.Entry, error)
+}
+
 // findSession finds raw as a session key (resolved like the session
 // tools' keys: "main" is the agent's main key), else, when it could be a
 // sessionId (no ":"), as one.
-func findSession(ctx context.Context, store Sessions, cfg *config.Config, agentID, channel, raw string) (string, session.Entry, error) {
+func findSession(ctx context.Context, store sessionFinder, cfg *config.Config, agentID, channel, raw string) (string, session.Entry, error) {
 	key := session.Canonical(agentID, raw, channel, cfg.Keys())
 	e, err := store.Get(ctx, key)
 	if fault.Is(err, fault.NotFound) && !strings.Contains(raw, ":") {

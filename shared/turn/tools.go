@@ -17,12 +17,23 @@ import (
 // the loop refuses a call to anything else. The policy's warnings (an
 // allowlist of only unknown tools, ignored; unknown names) go to the
 // run's log, not only to `zero tools`.
+//
+// A run is sandboxed when its agent's agents.list[] entry has a sandbox
+// block (config.Agent.Sandboxed); a sub-agent's is one whose key is
+// agent:<id>:subagent:<uuid>. sessions_list and sessions_history are
+// provided when the store can read other sessions (SessionReader).
 func (p *Processor) tools(ctx context.Context, t *turnState, e session.Entry, ref model.Ref) []agent.Tool {
-	decision := tool.Decide(t.cfg, tool.Request{AgentID: e.AgentID, Model: ref})
+	agentCfg, _ := t.cfg.Agent(agentOf(t.msg.SessionKey, e))
+	decision := tool.Decide(t.cfg, tool.Request{AgentID: e.AgentID, Model: ref, Sandbox: agentCfg.Sandboxed, Subagent: session.IsSubagent(t.msg.SessionKey)})
 	for _, w := range decision.Warnings {
 		p.log().WarnContext(ctx, "tool policy: "+w, "session", t.msg.SessionKey, "agent", e.AgentID, "model", ref.String())
 	}
+	view := newSessionView(t, e, decision)
 	provided := []agent.Tool{statusTool{p: p, t: t, e: e}}
+	if store, ok := p.Store.(SessionReader); ok {
+		provided = append(provided, sessionsListTool{p: p, store: store, view: view}, sessionsHistoryTool{p: p, store: store, view: view})
+	}
+	provided = append(provided, agentsListTool{view: view})
 	var allowed []agent.Tool
 	for _, tl := range provided {
 		if decision.Allowed(tl.Spec().Name) {

@@ -3,6 +3,7 @@ package turn_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -64,7 +65,7 @@ func TestToolTurn(t *testing.T) {
 		t.Fatalf("sent %+v; want one reply \"all good\"", r.sender.sent)
 	}
 	first := llm.seen[0]
-	if len(first.Tools) != 1 || first.Tools[0].Name != "session_status" || !strings.Contains(first.System, "## Tools\nYou can call these tools:\n- session_status: ") {
+	if got := toolNames(first.Tools); !slices.Equal(got, []string{"session_status", "agents_list"}) || !strings.Contains(first.System, "## Tools\nYou can call these tools:\n- session_status: ") {
 		t.Fatalf("offered tools %+v with system %q; want session_status in both", first.Tools, first.System)
 	}
 	result := llm.seen[1].Messages[2]
@@ -128,7 +129,7 @@ func TestToolPolicyHidesTools(t *testing.T) {
 	llm := &scriptModel{answers: []model.Response{statusCall(), final("could not check")}}
 	r.proc.Models["zero"] = llm
 	r.handle(t, msg(1, "status?"))
-	if first := llm.seen[0]; len(first.Tools) != 0 || strings.Contains(first.System, "session_status") {
+	if first := llm.seen[0]; slices.Contains(toolNames(first.Tools), "session_status") || strings.Contains(first.System, "session_status") {
 		t.Fatalf("a denied tool was offered: tools %+v system %q", first.Tools, first.System)
 	}
 	// A call to it anyway is refused, not run.
@@ -220,6 +221,7 @@ func TestWorkspaceInPromptAndContextCommand(t *testing.T) {
 // column (tool.Provided) and the tools a turn really offers in step.
 func TestProvidedToolsMatchTheInventory(t *testing.T) {
 	r := newRig()
+	r.proc.Store = r.store // a store that reads other sessions, as deployed
 	llm := &scriptModel{answers: []model.Response{final("ok")}}
 	r.proc.Models["zero"] = llm
 	r.handle(t, msg(1, "hi"))
@@ -279,4 +281,13 @@ func TestRunCutByTheInvocationDeadlineIsRetried(t *testing.T) {
 	if snap, _ := r.store.Load(context.Background(), "agent:main:main", msg(1, "").ID); snap.Record != nil {
 		t.Fatalf("record %+v; want none (nothing committed)", snap.Record)
 	}
+}
+
+// toolNames are the names of the offered tools, in order.
+func toolNames(specs []model.ToolSpec) []string {
+	names := []string{}
+	for _, s := range specs {
+		names = append(names, s.Name)
+	}
+	return names
 }

@@ -247,6 +247,29 @@ func BenchmarkRetry(b *testing.B) {
 	rig.failOnFaults(b, "RETRY", p, tl)
 }
 
+// TestConcurrentChatsEndToEnd: 8 chats × 3 messages through the real
+// webhook, queue and runner, with a 300 ms model: every message is
+// answered once, each chat's in order, and sessions ran concurrently.
+func TestConcurrentChatsEndToEnd(t *testing.T) {
+	needRIE(t)
+	p := loadParams{chats: 8, messages: 3, delay: 300 * time.Millisecond, queueMode: config.QueueCollect, senders: 8, timeout: 3 * time.Minute}
+	rig := startLoadRig(t, "chats", p)
+	ctx, cancel := context.WithTimeout(t.Context(), p.timeout)
+	defer cancel()
+	if _, err := rig.sendChats(ctx, p); err != nil {
+		t.Fatalf("sending updates: %v", err)
+	}
+	if err := rig.waitCovered(ctx, p.chats*p.messages); err != nil {
+		rig.logProblems(t)
+		t.Fatalf("%d of %d messages answered: %v", rig.telegram.coveredCount(), p.chats*p.messages, err)
+	}
+	time.Sleep(loadSettle)
+	rig.failOnFaults(t, "CHATS", p, rig.tally(p))
+	if got := rig.model.maxSeen.Load(); got < 2 {
+		t.Errorf("at most %d model call at once; want several (sessions run concurrently)", got)
+	}
+}
+
 // loadRig is a local stack wired to the scripted model, the recording
 // Telegram and the counting proxy, with synthetic private chats admitted.
 type loadRig struct {
@@ -264,7 +287,7 @@ type loadRig struct {
 // 5 s poll wait), with a zero.json that admits every sender, gives each
 // private chat its own session (dmScope per-peer, so chats are separate
 // FIFO message groups) and sets the queue mode.
-func startLoadRig(b *testing.B, name string, p loadParams) *loadRig {
+func startLoadRig(b testing.TB, name string, p loadParams) *loadRig {
 	b.Helper()
 	if emuErr != nil {
 		b.Fatalf("AWS emulator unavailable (run `make deps`): %v", emuErr)
@@ -528,7 +551,7 @@ func printCorrectness(label string, p loadParams, tl loadTally) {
 // failOnFaults prints the correctness line and fails the benchmark when a
 // message was lost, duplicated, answered out of order or anything else went
 // wrong, showing the first function warnings and errors.
-func (r *loadRig) failOnFaults(b *testing.B, label string, p loadParams, tl loadTally) {
+func (r *loadRig) failOnFaults(b testing.TB, label string, p loadParams, tl loadTally) {
 	b.Helper()
 	printCorrectness(label, p, tl)
 	if tl.faults() == 0 {
@@ -540,7 +563,7 @@ func (r *loadRig) failOnFaults(b *testing.B, label string, p loadParams, tl load
 }
 
 // logProblems logs the first warnings and errors of the functions.
-func (r *loadRig) logProblems(b *testing.B) {
+func (r *loadRig) logProblems(b testing.TB) {
 	b.Helper()
 	for _, line := range r.output.problems() {
 		b.Log(line)
