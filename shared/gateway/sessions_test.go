@@ -434,8 +434,8 @@ func TestHistoryReads(t *testing.T) {
 		texts    []string
 		maxCalls int
 	}{
-		{"part by part from the newest", nil, 3, []string{"a99", "q100", "a100"}, partWindow},
-		{"a second window when needed", nil, 20, nil, 2 * partWindow},
+		{"part by part from the newest", nil, 3, []string{"a99", "q100", "a100"}, session.PartWindow},
+		{"a second window when needed", nil, 20, nil, 2 * session.PartWindow},
 		{"whole transcript without Part", func(d *Deps) { d.Transcripts = struct{ TranscriptReader }{d.Transcripts} }, 3, []string{"a99", "q100", "a100"}, parts + 1},
 	}
 	for _, tc := range tests {

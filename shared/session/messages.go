@@ -16,14 +16,14 @@ type PartReader interface {
 	Part(ctx context.Context, path string, seq int64) ([]transcript.Line, error)
 }
 
-// partWindow is how many parts LastMessages reads at once.
-const partWindow = 8
+// PartWindow is how many parts LastMessages reads at once.
+const PartWindow = 8
 
 // LastMessages returns the message objects of the last n "message" lines
 // of the transcript at path, which has parts 1..parts (the entry's
 // TranscriptSeq), oldest first: user and assistant messages, and
 // toolResult messages too with includeTools (compaction and other lines
-// are not messages). It reads parts from the newest back, partWindow at a
+// are not messages). It reads parts from the newest back, PartWindow at a
 // time (concurrently), until it has n messages; a missing part (a
 // transcript deleted by hand) ends the history there. parts 0 reads
 // nothing.
@@ -36,6 +36,14 @@ func LastMessages(ctx context.Context, r PartReader, path string, parts int64, i
 	if err != nil {
 		return nil, err
 	}
+	return ShownMessages(lines, includeTools, n)
+}
+
+// ShownMessages returns the message objects of the last n lines of lines
+// (oldest first) that a history shows: user and assistant messages, and
+// toolResult messages too with includeTools.
+func ShownMessages(lines []transcript.Line, includeTools bool, n int) ([]json.RawMessage, error) {
+	out := []json.RawMessage{}
 	for _, l := range lines {
 		if !shownMessage(l, includeTools) {
 			continue
@@ -71,8 +79,8 @@ func shownMessage(l transcript.Line, includeTools bool) bool {
 func lastLines(ctx context.Context, r PartReader, path string, parts int64, includeTools bool, n int) ([]transcript.Line, error) {
 	var newestFirst [][]transcript.Line // one entry per part
 	found := 0
-	for hi := parts; hi >= 1 && found < n; hi -= partWindow {
-		lo := max(hi-partWindow+1, 1)
+	for hi := parts; hi >= 1 && found < n; hi -= PartWindow {
+		lo := max(hi-PartWindow+1, 1)
 		window := make([][]transcript.Line, hi-lo+1)
 		errs := make([]error, len(window))
 		var wg sync.WaitGroup

@@ -276,7 +276,7 @@ func TestRunCutByTheInvocationDeadlineIsRetried(t *testing.T) {
 		t.Fatalf("Handle = %v; want a retryable ErrOutOfTime", err)
 	}
 	if len(r.sender.sent) != 0 {
-		t.Fatalf("sent %q; want nothing (the message is retried)", r.sender.sent)
+		t.Fatalf("sent %+v; want nothing (the message is retried)", r.sender.sent)
 	}
 	if snap, _ := r.store.Load(context.Background(), "agent:main:main", msg(1, "").ID); snap.Record != nil {
 		t.Fatalf("record %+v; want none (nothing committed)", snap.Record)
