@@ -35,6 +35,9 @@ var devParams = []devParam{
 	{"TELEGRAM_API_BASE_URL", "TelegramAPIBaseURL"},
 	{"OPENAI_BASE_URL", "OpenAIBaseURL"},
 	{"ZERO_MODEL", "ZeroModel"},
+	{"DISCORD_PUBLIC_KEY", "DiscordPublicKey"},
+	{"DISCORD_APPLICATION_ID", "DiscordApplicationId"},
+	{"DISCORD_API_BASE_URL", "DiscordAPIBaseURL"},
 }
 
 // devSettings are the template parameters for `zero dev` and what the user
@@ -132,7 +135,8 @@ func runDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fmt.Fprintln(stderr, "the functions for this machine, runs them under aws-lambda-rie, serves the HTTP API")
 		fmt.Fprintln(stderr, "routes and feeds the SQS triggers. Ctrl-C stops everything it started.")
 		fmt.Fprintln(stderr)
-		fmt.Fprintln(stderr, "Parameters come from TELEGRAM_API_BASE_URL, OPENAI_BASE_URL and ZERO_MODEL. The secrets")
+		fmt.Fprintln(stderr, "Parameters come from TELEGRAM_API_BASE_URL, OPENAI_BASE_URL, ZERO_MODEL, DISCORD_PUBLIC_KEY")
+		fmt.Fprintln(stderr, "(hex), DISCORD_APPLICATION_ID and DISCORD_API_BASE_URL; DISCORD_BOT_TOKEN is a secret. The secrets")
 		fmt.Fprintln(stderr, "TELEGRAM_BOT_TOKEN, TELEGRAM_WEBHOOK_SECRET, ZERO_GATEWAY_TOKEN, OPENAI_API_KEY and")
 		fmt.Fprintln(stderr, "ANTHROPIC_API_KEY are written into the emulator's SSM as SecureString parameters, where")
 		fmt.Fprintln(stderr, "the functions read them; the webhook secret and the gateway token need 32+ characters")

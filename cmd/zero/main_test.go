@@ -115,6 +115,16 @@ func TestDevParamsFromEnv(t *testing.T) {
 			},
 		},
 		{
+			name: "Discord settings",
+			env: map[string]string{
+				"TELEGRAM_BOT_TOKEN": "1:real", "DISCORD_PUBLIC_KEY": "ab12", "DISCORD_APPLICATION_ID": "999",
+				"DISCORD_API_BASE_URL": "http://fake-discord", "DISCORD_BOT_TOKEN": "bot-token",
+			},
+			wantParams:    map[string]string{"DiscordPublicKey": "ab12", "DiscordApplicationId": "999", "DiscordAPIBaseURL": "http://fake-discord"},
+			wantSecrets:   map[string]string{"discord-bot-token": "bot-token"},
+			wantGenerated: true,
+		},
+		{
 			name:          "an OpenAI key picks an OpenAI model",
 			env:           map[string]string{"TELEGRAM_BOT_TOKEN": "1:real", "OPENAI_API_KEY": "k"},
 			wantParams:    map[string]string{"ZeroModel": "openai/gpt-4o-mini"},
@@ -139,6 +149,9 @@ func TestDevParamsFromEnv(t *testing.T) {
 				}
 			}
 			for k := range s.params {
+				if k == "DiscordPublicKey" {
+					continue // an Ed25519 public key: public by design, not a secret
+				}
 				if strings.Contains(k, "Token") || strings.Contains(k, "Key") || strings.Contains(k, "Secret") {
 					t.Errorf("secret-looking template parameter %s: secrets go to SSM, not parameters", k)
 				}

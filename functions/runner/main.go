@@ -27,6 +27,7 @@ import (
 
 	"github.com/zero-gateway/zero/shared/anthropic"
 	"github.com/zero-gateway/zero/shared/awsconfig"
+	"github.com/zero-gateway/zero/shared/discord"
 	"github.com/zero-gateway/zero/shared/dynamo"
 	"github.com/zero-gateway/zero/shared/lambdalog"
 	"github.com/zero-gateway/zero/shared/model"
@@ -97,7 +98,12 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 	if err != nil {
 		return nil, err
 	}
-	secrets, err := ssmparam.SecretsFromEnv(ssmClient, logger, secret.TelegramBotToken, secret.OpenAIAPIKey, secret.AnthropicAPIKey)
+	specs := []secret.Spec{secret.TelegramBotToken, secret.OpenAIAPIKey, secret.AnthropicAPIKey}
+	discordToken := os.Getenv(secret.DiscordBotToken.Env) != ""
+	if discordToken {
+		specs = append(specs, secret.DiscordBotToken)
+	}
+	secrets, err := ssmparam.SecretsFromEnv(ssmClient, logger, specs...)
 	if err != nil {
 		return nil, err
 	}
@@ -119,6 +125,15 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 	if _, err := tg.client.Get(ctx); err != nil {
 		return nil, err
 	}
+	senders := map[string]turn.Sender{"telegram": tg}
+	if appID := os.Getenv("DISCORD_APPLICATION_ID"); appID != "" {
+		var tokens secret.Getter = noSecret{}
+		if discordToken {
+			tokens = secret.OrEmpty(secrets)
+		}
+		senders[discord.Channel] = newDiscordSender(tokens, appID, httpClient)
+		logger.Info("discord replies on", "application_id", appID)
+	}
 	bucket := s3store.New(s3Client, env["ZERO_BUCKET"])
 	store := dynamo.New(dynamodb.NewFromConfig(awsCfg), env["ZERO_TABLE"])
 	proc := &turn.Processor{
@@ -128,7 +143,7 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 		Workspace:    workspace.NewLoader(bucket, workspace.DefaultTTL, logger),
 		Models:       models,
 		DefaultModel: ref,
-		Senders:      map[string]turn.Sender{"telegram": tg},
+		Senders:      senders,
 		Settings:     settings,
 		System:       systemPrompt,
 		Log:          logger,
@@ -263,6 +278,50 @@ func (s *telegramSender) Post(ctx context.Context, to session.DeliveryContext, m
 		return err
 	}
 	return c.Post(ctx, to, message)
+}
+
+// discordSender answers Discord interactions with the client built from
+// the bot token in force; without a bot token (it is optional) only the
+// interaction webhooks work, for 15 minutes after each interaction.
+type discordSender struct {
+	client *secret.Derived[*discord.Client]
+}
+
+func newDiscordSender(tokens secret.Getter, appID string, httpClient *http.Client) *discordSender {
+	base := envOr("DISCORD_API_BASE_URL", discord.DefaultBaseURL)
+	return &discordSender{client: secret.Derive(tokens, secret.DiscordBotToken, func(token string) (*discord.Client, error) {
+		return discord.NewClient(discord.ClientConfig{BaseURL: base, ApplicationID: appID, BotToken: token, HTTPClient: httpClient}), nil
+	})}
+}
+
+// noSecret is a getter whose every secret is unset ("").
+type noSecret struct{}
+
+func (noSecret) Get(context.Context, secret.Spec) (string, error) { return "", nil }
+
+func (s *discordSender) current(ctx context.Context) (*discord.Client, error) {
+	return s.client.Get(ctx)
+}
+
+// Render needs no token.
+func (s *discordSender) Render(text string) []string {
+	return discord.NewClient(discord.ClientConfig{}).Render(text)
+}
+
+func (s *discordSender) Post(ctx context.Context, to session.DeliveryContext, message string) error {
+	c, err := s.current(ctx)
+	if err != nil {
+		return err
+	}
+	return c.Post(ctx, to, message)
+}
+
+func (s *discordSender) PostPart(ctx context.Context, to session.DeliveryContext, part int, message string) error {
+	c, err := s.current(ctx)
+	if err != nil {
+		return err
+	}
+	return c.PostPart(ctx, to, part, message)
 }
 
 func requireEnv(names ...string) (map[string]string, error) {

@@ -31,10 +31,12 @@ var roles = map[string]string{
 	"gateway":    "core",
 	"ingest":     "core", // the one door every ingress calls: routing, admission, stop marks, enqueue
 	"secret":     "core", // the catalogue of secrets, their rules, rebuilding on rotation
+	"hooks":      "core", // POST /hooks/wake and /hooks/agent: bearer token, payloads, untrusted envelope
 	"dynamo":     "adapter",
 	"s3store":    "adapter",
 	"sqsqueue":   "adapter",
 	"telegram":   "adapter",
+	"discord":    "adapter", // Discord interactions in (Ed25519), replies out (interaction webhooks, bot token)
 	"openai":     "adapter",
 	"anthropic":  "adapter",
 	"bedrock":    "adapter",

@@ -52,6 +52,11 @@ type Message struct {
 	SenderName string `json:"senderName,omitempty"`
 	Text       string `json:"text"`
 	ReceivedAt int64  `json:"receivedAt"` // epoch ms at the edge
+	// ReplyToken is a short-lived handle the channel gave for answering
+	// this message (Discord: the interaction token, valid 15 minutes from
+	// ReceivedAt). The runner hands it to the channel's sender with the
+	// reply; it is never stored on the session.
+	ReplyToken string `json:"replyToken,omitempty"`
 
 	Kind        string `json:"kind,omitempty"`        // "" or KindMigrate
 	MigrateFrom string `json:"migrateFrom,omitempty"` // KindMigrate: the old session key

@@ -1,5 +1,5 @@
 // Package secret is the catalogue of ZERO's secrets (the bot token, the
-// webhook secret, the gateway token, the model API keys): their names, the
+// webhook secret, the gateway token, the hooks token, the model API keys): their names, the
 // function environment variable that names each one's SSM parameter, the
 // rules a value must meet, and Derived, which rebuilds what a function
 // made from a secret when the secret is rotated.
@@ -54,7 +54,7 @@ const urlSafe = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_
 
 // The secrets. The runner reads the bot token and the model keys, the
 // webhook only its secret (it gets the bot id, not the token), the gateway
-// only its token.
+// and the hooks only their tokens.
 var (
 	TelegramBotToken = Spec{
 		Name: "telegram-bot-token", Env: "TELEGRAM_BOT_TOKEN_PARAMETER", DevEnv: "TELEGRAM_BOT_TOKEN",
@@ -77,6 +77,16 @@ var (
 		Use:      "the gateway API's bearer token (missing: the gateway refuses every call)",
 		Optional: true, MinLen: MinStrongLen,
 	}
+	HooksToken = Spec{
+		Name: "hooks-token", Env: "ZERO_HOOKS_TOKEN_PARAMETER", DevEnv: "ZERO_HOOKS_TOKEN",
+		Use:      "the webhook hooks' bearer token, POST /hooks/wake and /hooks/agent (missing: every hook is refused)",
+		Optional: true, MinLen: MinStrongLen,
+	}
+	DiscordBotToken = Spec{
+		Name: "discord-bot-token", Env: "DISCORD_BOT_TOKEN_PARAMETER", DevEnv: "DISCORD_BOT_TOKEN",
+		Use:      "the Discord bot token; the runner posts with it once an interaction's 15 minutes are over (missing: those replies are dropped)",
+		Optional: true,
+	}
 	OpenAIAPIKey = Spec{
 		Name: "openai-api-key", Env: "OPENAI_API_KEY_PARAMETER", DevEnv: "OPENAI_API_KEY",
 		Use: "the key of the OpenAI-compatible API (missing: provider openai off, unless a local base URL)", Optional: true,
@@ -89,7 +99,7 @@ var (
 
 // All lists every secret, by name.
 func All() []Spec {
-	all := []Spec{TelegramBotToken, TelegramWebhookSecret, GatewayToken, OpenAIAPIKey, AnthropicAPIKey}
+	all := []Spec{DiscordBotToken, TelegramBotToken, TelegramWebhookSecret, GatewayToken, HooksToken, OpenAIAPIKey, AnthropicAPIKey}
 	sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })
 	return all
 }

@@ -96,6 +96,12 @@ type DeliveryContext struct {
 	To        string `json:"to,omitempty"`
 	AccountID string `json:"accountId,omitempty"`
 	ThreadID  string `json:"threadId,omitempty"`
+	// ReplyToken and ReplyTokenAt (epoch ms) are the reply handle of the
+	// message being answered (inbound.Message.ReplyToken) and when it was
+	// issued. Only a turn's record carries them, never the entry: the
+	// channel's sender decides whether the handle is still good.
+	ReplyToken   string `json:"replyToken,omitempty"`
+	ReplyTokenAt int64  `json:"replyTokenAt,omitempty"`
 }
 
 // SetDelivery points replies at d and keeps the last* fields in step.

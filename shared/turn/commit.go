@@ -48,6 +48,10 @@ func (p *Processor) record(ctx context.Context, t *turnState, entry session.Entr
 	rec := Record{MessageID: m.ID, SessionKey: m.SessionKey, State: Committed, Reply: out.text, Delivery: entry.DeliveryContext, Collected: collected}
 	if m.Channel == inbound.Internal {
 		rec.Delivery = session.DeliveryContext{Channel: inbound.Internal} // nothing is sent
+	} else if m.ReplyToken != "" && m.Channel == rec.Delivery.Channel {
+		// The reply handle of this message (a Discord interaction
+		// token) travels with its reply only, never on the entry.
+		rec.Delivery.ReplyToken, rec.Delivery.ReplyTokenAt = m.ReplyToken, m.ReceivedAt
 	}
 	// Command answers go to whoever sent the command; the send policy
 	// governs the assistant's output.

@@ -79,8 +79,11 @@ func (p *Processor) notifyFailure(ctx context.Context, m inbound.Message) error 
 		return fault.New(fault.Internal, "no sender for channel %s", m.Channel)
 	}
 	to := session.DeliveryContext{Channel: m.Channel, To: m.To, AccountID: m.AccountID, ThreadID: m.ThreadID}
-	for _, part := range sender.Render(FailureNotice) {
-		if err := sender.Post(ctx, to, part); err != nil {
+	if m.ReplyToken != "" {
+		to.ReplyToken, to.ReplyTokenAt = m.ReplyToken, m.ReceivedAt
+	}
+	for i, part := range sender.Render(FailureNotice) {
+		if err := post(ctx, sender, to, i, part); err != nil {
 			return err
 		}
 	}

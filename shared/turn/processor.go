@@ -34,6 +34,24 @@ type Sender interface {
 	Post(ctx context.Context, to session.DeliveryContext, message string) error
 }
 
+// PartSender is a Sender whose delivery depends on a message's place in
+// the reply (Discord edits its deferred response with the first message
+// and adds the others as follow-ups). When a channel's Sender is one, the
+// turn delivers message i of Render's result with PostPart(ctx, to, i, m)
+// instead of Post; a retry resumes at the first message not delivered,
+// with its own index.
+type PartSender interface {
+	PostPart(ctx context.Context, to session.DeliveryContext, part int, message string) error
+}
+
+// post delivers message part of a reply through s.
+func post(ctx context.Context, s Sender, to session.DeliveryContext, part int, message string) error {
+	if ps, ok := s.(PartSender); ok {
+		return ps.PostPart(ctx, to, part, message)
+	}
+	return s.Post(ctx, to, message)
+}
+
 // Settings supplies the configuration in force (a config.Cache, re-read
 // when zero.json changes).
 type Settings interface {
@@ -424,7 +442,7 @@ func (p *Processor) deliver(ctx context.Context, m inbound.Message, rec Record) 
 			msgs := sender.Render(rec.Reply)
 			sent := true
 			for i := rec.Sent; i < len(msgs); i++ {
-				if err := sender.Post(ctx, rec.Delivery, msgs[i]); err != nil {
+				if err := post(ctx, sender, rec.Delivery, i, msgs[i]); err != nil {
 					if !undeliverable(err) {
 						return fmt.Errorf("send reply %d/%d for %s: %w", i+1, len(msgs), m.ID, err)
 					}

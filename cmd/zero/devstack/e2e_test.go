@@ -148,6 +148,8 @@ const (
 	e2eSecret = "e2e_secret-0123456789abcdefghijklmn"
 	// e2eGatewayToken is the gateway API's bearer token.
 	e2eGatewayToken = "e2e-gateway-token-0123456789abcdefgh"
+	// e2eHooksToken is the webhook hooks' bearer token.
+	e2eHooksToken = "e2e-hooks-token-0123456789abcdefghij"
 	// e2eConfig admits the sample update's sender (the webhook admits
 	// nobody on a channel without allowFrom).
 	e2eConfig = `{channels: {telegram: {allowFrom: ["*"], owners: ["*"]}}}`
@@ -174,6 +176,7 @@ func e2eStack(t *testing.T, quiet bool, configTTL time.Duration) (*Stack, *fakeT
 		// where the functions read them at cold start.
 		Secrets: map[string]string{
 			"telegram-bot-token": e2eToken, "telegram-webhook-secret": e2eSecret, "gateway-token": e2eGatewayToken,
+			"hooks-token": e2eHooksToken,
 		},
 		Config:    []byte(e2eConfig),
 		ConfigTTL: configTTL,

@@ -231,6 +231,9 @@ func TestProvisionFromTemplate(t *testing.T) {
 			"TELEGRAM_BOT_TOKEN_PARAMETER": "/zero/" + prefix + "/secrets/telegram-bot-token",
 			"OPENAI_API_KEY_PARAMETER":     "/zero/" + prefix + "/secrets/openai-api-key",
 			"ANTHROPIC_API_KEY_PARAMETER":  "/zero/" + prefix + "/secrets/anthropic-api-key",
+			"DISCORD_BOT_TOKEN_PARAMETER":  "/zero/" + prefix + "/secrets/discord-bot-token",
+			"DISCORD_APPLICATION_ID":       "",
+			"DISCORD_API_BASE_URL":         "https://discord.com/api/v10",
 			"TELEGRAM_API_BASE_URL":        "https://api.telegram.org",
 			"OPENAI_BASE_URL":              "https://api.openai.com/v1",
 			"ZERO_MODEL":                   "zero/echo",
@@ -246,8 +249,20 @@ func TestProvisionFromTemplate(t *testing.T) {
 			"ZERO_BEDROCK_MODELS":     "",
 		})
 		eq(t, "routes", res.Routes, []Route{
+			{Method: "POST", Path: "/hooks/agent", Function: "Hooks"},
+			{Method: "POST", Path: "/hooks/wake", Function: "Hooks"},
 			{Method: "POST", Path: "/rpc", Function: "Gateway"},
+			{Method: "POST", Path: "/webhooks/discord", Function: "DiscordInteractions"},
 			{Method: "POST", Path: "/webhooks/telegram", Function: "TelegramWebhook"},
+		})
+		dc := res.Functions["DiscordInteractions"]
+		eq(t, "discord dir", dc.SourceDir, "./functions/discord-interactions")
+		eq(t, "discord env", dc.Env, map[string]string{
+			"DISCORD_PUBLIC_KEY":     "",
+			"DISCORD_APPLICATION_ID": "",
+			"ZERO_QUEUE_URL":         res.Queues["WorkQueue"].URL,
+			"ZERO_TABLE":             prefix + "-sessiontable",
+			"ZERO_CONFIG_PARAMETER":  "/zero/" + prefix + "/config",
 		})
 		gw := res.Functions["Gateway"]
 		eq(t, "gateway dir", gw.SourceDir, "./functions/gateway")
@@ -258,6 +273,13 @@ func TestProvisionFromTemplate(t *testing.T) {
 			"ZERO_BUCKET":                  prefix + "-transcriptbucket",
 			"ZERO_QUEUE_URL":               res.Queues["WorkQueue"].URL,
 			"ZERO_CONFIG_PARAMETER":        "/zero/" + prefix + "/config",
+		})
+		hk := res.Functions["Hooks"]
+		eq(t, "hooks dir", hk.SourceDir, "./functions/hooks")
+		eq(t, "hooks env", hk.Env, map[string]string{
+			"ZERO_HOOKS_TOKEN_PARAMETER": "/zero/" + prefix + "/secrets/hooks-token",
+			"ZERO_QUEUE_URL":             res.Queues["WorkQueue"].URL,
+			"ZERO_CONFIG_PARAMETER":      "/zero/" + prefix + "/config",
 		})
 		eq(t, "event sources", res.EventSources, []EventSource{{
 			LogicalID: "RunnerWork", Function: "Runner", Queue: "WorkQueue",
@@ -283,24 +305,33 @@ func TestProvisionFromTemplate(t *testing.T) {
 		notEmulated := func(typ string) string { return "(" + typ + ") is not emulated locally" }
 		logGroup := "(AWS::Logs::LogGroup) is not created locally: the functions log to the console"
 		eq(t, "skipped", res.Skipped, map[string]string{
-			"DeadLetterAlarm":                   notEmulated("AWS::CloudWatch::Alarm"),
-			"GatewayLogGroup":                   logGroup,
-			"RunnerLogGroup":                    logGroup,
-			"TelegramWebhookLogGroup":           logGroup,
-			"TranscriptBucketPolicy":            "(AWS::S3::BucketPolicy) is not applied locally: the emulator is plain HTTP, so its aws:SecureTransport deny would refuse every call",
-			"GatewayRPCPermission":              notEmulated("AWS::Lambda::Permission"),
-			"GatewayRole":                       notEmulated("AWS::IAM::Role"),
-			"HttpApiApiGatewayDefaultStage":     notEmulated("AWS::ApiGatewayV2::Stage"),
-			"RunnerRole":                        notEmulated("AWS::IAM::Role"),
-			"TelegramWebhookRole":               notEmulated("AWS::IAM::Role"),
-			"TelegramWebhookTelegramPermission": notEmulated("AWS::Lambda::Permission"),
+			"DeadLetterAlarm":                      notEmulated("AWS::CloudWatch::Alarm"),
+			"DiscordInteractionsDiscordPermission": notEmulated("AWS::Lambda::Permission"),
+			"DiscordInteractionsLogGroup":          logGroup,
+			"DiscordInteractionsRole":              notEmulated("AWS::IAM::Role"),
+			"GatewayLogGroup":                      logGroup,
+			"RunnerLogGroup":                       logGroup,
+			"TelegramWebhookLogGroup":              logGroup,
+			"TranscriptBucketPolicy":               "(AWS::S3::BucketPolicy) is not applied locally: the emulator is plain HTTP, so its aws:SecureTransport deny would refuse every call",
+			"GatewayRPCPermission":                 notEmulated("AWS::Lambda::Permission"),
+			"HooksAgentPermission":                 notEmulated("AWS::Lambda::Permission"),
+			"HooksLogGroup":                        logGroup,
+			"HooksRole":                            notEmulated("AWS::IAM::Role"),
+			"HooksWakePermission":                  notEmulated("AWS::Lambda::Permission"),
+			"GatewayRole":                          notEmulated("AWS::IAM::Role"),
+			"HttpApiApiGatewayDefaultStage":        notEmulated("AWS::ApiGatewayV2::Stage"),
+			"RunnerRole":                           notEmulated("AWS::IAM::Role"),
+			"TelegramWebhookRole":                  notEmulated("AWS::IAM::Role"),
+			"TelegramWebhookTelegramPermission":    notEmulated("AWS::Lambda::Permission"),
 		})
 		front := "HttpApi is served by the local HTTP front, which has no API id (use the front's URL)"
 		eq(t, "outputs", res.Outputs, []template.OutputValue{
 			{Name: "ConfigParameterName", Description: "SSM parameter holding zero.json (zero config push --parameter <this> zero.json).", Value: "/zero/" + prefix + "/config"},
 			{Name: "DeadLetterAlarmName", Description: "CloudWatch alarm on the dead-letter queue's depth.", Unavailable: "DeadLetterAlarm " + notEmulated("AWS::CloudWatch::Alarm")},
 			{Name: "DeadLetterQueueURL", Description: "FIFO dead-letter queue URL (zero dlq list --dlq <this>).", Value: res.Queues["DeadLetterQueue"].URL},
+			{Name: "DiscordInteractionsURL", Description: "Discord's Interactions Endpoint URL (Developer Portal, General Information).", Unavailable: front},
 			{Name: "GatewayURL", Description: "The gateway API (zero --url <this without /rpc>).", Unavailable: front},
+			{Name: "HooksURL", Description: "Webhook hooks base URL (POST <this>/wake and <this>/agent with the hooks-token bearer).", Unavailable: front},
 			{Name: "SessionTableName", Description: "DynamoDB session table.", Value: prefix + "-sessiontable"},
 			{Name: "TranscriptBucketName", Description: "S3 transcript bucket.", Value: prefix + "-transcriptbucket"},
 			{Name: "WebhookURL", Description: "Telegram webhook URL (pass to setWebhook with the secret).", Unavailable: front},

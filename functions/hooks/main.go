@@ -1,0 +1,91 @@
+// Command hooks is the Lambda behind POST /hooks/wake and POST
+// /hooks/agent: it checks the bearer token and hands the hook's message,
+// wrapped as untrusted external content, to the ingest door, which queues
+// it on the session's FIFO group (shared/hooks has the contract).
+//
+// Environment: ZERO_HOOKS_TOKEN_PARAMETER (the SSM SecureString parameter
+// holding the bearer token, at least 32 characters: read at cold start and
+// again every ZERO_SECRETS_TTL; not set: every hook is refused with 401),
+// ZERO_QUEUE_URL, ZERO_CONFIG_PARAMETER (zero.json: the default agent, the
+// main key, the send policy) and ZERO_CONFIG_TTL. No table: a hook's
+// message is never a /stop, so it writes no stop mark.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
+
+	"github.com/zero-gateway/zero/shared/awsconfig"
+	"github.com/zero-gateway/zero/shared/hooks"
+	"github.com/zero-gateway/zero/shared/httpapi"
+	"github.com/zero-gateway/zero/shared/ingest"
+	"github.com/zero-gateway/zero/shared/lambdalog"
+	"github.com/zero-gateway/zero/shared/secret"
+	"github.com/zero-gateway/zero/shared/sqsqueue"
+	"github.com/zero-gateway/zero/shared/ssmparam"
+)
+
+func main() {
+	logger := lambdalog.Install(os.Stderr) // JSON lines with the request id; slog's default too
+	calls := awsconfig.NewCounter()
+	h, err := setup(context.Background(), logger, calls)
+	if err != nil {
+		logger.Error("hooks init failed", "err", err)
+		os.Exit(1)
+	}
+	httpapi.Start(logger, calls, h)
+}
+
+// setup reads the environment, the token (one GetParameters) and builds
+// the handler; the error names what is missing, never a secret's value.
+func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (http.Handler, error) {
+	queueURL := os.Getenv("ZERO_QUEUE_URL")
+	if queueURL == "" {
+		return nil, fmt.Errorf("environment variable ZERO_QUEUE_URL is required")
+	}
+	awsCfg, err := awsconfig.Load(ctx, calls)
+	if err != nil {
+		return nil, err
+	}
+	ssmClient := ssm.NewFromConfig(awsCfg)
+	settings, err := ssmparam.SettingsFromEnv(ssmClient, logger)
+	if err != nil {
+		return nil, err
+	}
+	secrets, err := ssmparam.SecretsFromEnv(ssmClient, logger, secret.HooksToken)
+	if err != nil {
+		return nil, err
+	}
+	// The cold start's one read; a token under 32 characters stops here.
+	if err := secrets.Load(ctx); err != nil {
+		return nil, err
+	}
+	door := ingest.NewDoor(ingest.Deps{Settings: settings, Queue: sqsqueue.New(sqs.NewFromConfig(awsCfg), queueURL)})
+	// The handler holds the token; it is built again when a re-read finds
+	// it rotated. No token: every hook is refused.
+	handler := secret.Derive(secret.OrEmpty(secrets), secret.HooksToken, func(token string) (http.Handler, error) {
+		return hooks.New(hooks.Config{Token: token, Door: door, Settings: settings, Log: logger}), nil
+	})
+	if _, err := handler.Get(ctx); err != nil {
+		return nil, err
+	}
+	if !secrets.Has(ctx, secret.HooksToken) {
+		logger.Error("hooks: no token; every hook is refused", "secret", secret.HooksToken.Name,
+			"parameter", secrets.Parameter(secret.HooksToken.Name))
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h, err := handler.Get(r.Context())
+		if err != nil {
+			logger.ErrorContext(r.Context(), "hooks: token unreadable", "error", err.Error())
+			http.Error(w, `{"ok":false,"error":{"code":"unavailable","message":"try again"}}`, http.StatusServiceUnavailable)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}), nil
+}

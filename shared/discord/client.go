@@ -1,0 +1,272 @@
+package discord
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/zero-gateway/zero/shared/fault"
+	"github.com/zero-gateway/zero/shared/session"
+)
+
+// DefaultBaseURL is Discord's REST API.
+const DefaultBaseURL = "https://discord.com/api/v10"
+
+// MaxMessageLength is Discord's cap on a message's content.
+const MaxMessageLength = 2000
+
+const (
+	maxRateLimitWaits = 5
+	defaultRetryAfter = time.Second
+	maxWaitNoDeadline = time.Minute
+	attemptReserve    = time.Second
+	maxResponseBytes  = 1 << 20
+	// tokenMargin is kept before the interaction token's expiry: a
+	// request started later goes through the bot token instead.
+	tokenMargin = 30 * time.Second
+)
+
+// ClientConfig configures NewClient.
+type ClientConfig struct {
+	BaseURL       string // "" means DefaultBaseURL
+	ApplicationID string // for the interaction webhooks
+	// BotToken, when set, posts messages whose interaction token has
+	// expired (or that have none); without it they are undeliverable.
+	BotToken   string
+	HTTPClient *http.Client     // nil: 30 s timeout
+	Now        func() time.Time // nil: time.Now
+}
+
+// Client delivers replies to Discord; it is the runner's turn.Sender (and
+// turn.PartSender) for channel discord. It is safe for concurrent use.
+type Client struct {
+	base, appID, botToken string
+	http                  *http.Client
+	now                   func() time.Time
+}
+
+// NewClient returns a Client for cfg.
+func NewClient(cfg ClientConfig) *Client {
+	c := &Client{base: strings.TrimRight(cfg.BaseURL, "/"), appID: cfg.ApplicationID, botToken: cfg.BotToken, http: cfg.HTTPClient, now: cfg.Now}
+	if c.base == "" {
+		c.base = DefaultBaseURL
+	}
+	if c.http == nil {
+		c.http = &http.Client{Timeout: 30 * time.Second}
+	}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	return c
+}
+
+// Render splits text into messages of at most MaxMessageLength characters,
+// cut at a paragraph, line or word break when there is one. Discord renders
+// the model's Markdown itself. Text with nothing visible renders to none.
+func (c *Client) Render(text string) []string { return split(text, MaxMessageLength) }
+
+// Post sends a message that is not the first of its reply: a follow-up
+// while the interaction token is valid, else a channel message with the
+// bot token.
+func (c *Client) Post(ctx context.Context, to session.DeliveryContext, message string) error {
+	return c.PostPart(ctx, to, 1, message)
+}
+
+// PostPart sends message number part of a reply to to. While to's
+// interaction token is valid (TokenLifetime from its issue, less a
+// margin), part 0 edits the deferred response
+// (PATCH /webhooks/{app}/{token}/messages/@original) and the others are
+// follow-ups (POST /webhooks/{app}/{token}); later, or without a token,
+// every part is POST /channels/{to.To}/messages with the bot token.
+// Every message is sent with allowed_mentions {parse: []}.
+//
+// Errors: fault.Invalid (the request is refused for good, or there is no
+// way left to deliver: token expired and no bot token), fault.NotFound
+// (the channel is gone or the bot may not write there),
+// fault.Unauthorized (a bad bot token), fault.Unavailable (network, 5xx,
+// rate limited beyond the deadline).
+func (c *Client) PostPart(ctx context.Context, to session.DeliveryContext, part int, message string) error {
+	if to.Channel != "" && to.Channel != Channel {
+		return fault.New(fault.Invalid, "discord send: delivery is for channel %q", to.Channel)
+	}
+	body := messageBody{Content: message, AllowedMentions: noMentions()}
+	if c.tokenValid(to) {
+		path := "/webhooks/" + url.PathEscape(c.appID) + "/" + url.PathEscape(to.ReplyToken)
+		method, what := http.MethodPost, "follow-up"
+		if part == 0 {
+			method, path, what = http.MethodPatch, path+"/messages/@original", "edit original"
+		}
+		return c.call(ctx, what, method, path, "", body)
+	}
+	if c.botToken == "" {
+		return fault.New(fault.Invalid, "discord send: the interaction token has expired and no bot token is configured (secret discord-bot-token)")
+	}
+	if strings.TrimSpace(to.To) == "" {
+		return fault.New(fault.Invalid, "discord send: no channel id")
+	}
+	return c.call(ctx, "channel message", http.MethodPost, "/channels/"+url.PathEscape(to.To)+"/messages", "Bot "+c.botToken, body)
+}
+
+// tokenValid reports whether to's interaction token can still be used.
+func (c *Client) tokenValid(to session.DeliveryContext) bool {
+	if to.ReplyToken == "" || c.appID == "" {
+		return false
+	}
+	issued := time.UnixMilli(to.ReplyTokenAt)
+	return c.now().Before(issued.Add(TokenLifetime - tokenMargin))
+}
+
+type messageBody struct {
+	Content         string          `json:"content"`
+	AllowedMentions allowedMentions `json:"allowed_mentions"`
+}
+
+// call sends one request, waiting out 429s (retry_after, seconds) while
+// the wait fits ctx's deadline. Nothing else is retried: a message whose
+// outcome is unknown is not sent twice (the queue's retry resends it).
+func (c *Client) call(ctx context.Context, what, method, path, auth string, v any) error {
+	payload, err := json.Marshal(v)
+	if err != nil {
+		return fault.Wrap(fault.Internal, err, "discord %s: encode", what)
+	}
+	for waits := 0; ; waits++ {
+		status, wait, desc, err := c.do(ctx, method, path, auth, payload)
+		if err != nil {
+			return fault.Wrap(fault.Unavailable, err, "discord %s", what)
+		}
+		switch {
+		case status >= 200 && status < 300:
+			return nil
+		case status == http.StatusTooManyRequests:
+			if waits >= maxRateLimitWaits {
+				return fault.New(fault.Unavailable, "discord %s: still rate limited after %d waits", what, waits)
+			}
+			if !fits(ctx, wait) {
+				return fault.New(fault.Unavailable, "discord %s: rate limited, retry after %s: more than the time left", what, wait)
+			}
+			if err := sleep(ctx, wait); err != nil {
+				return fault.Wrap(fault.Unavailable, err, "discord %s: gave up waiting to retry", what)
+			}
+		case status >= 500:
+			return fault.New(fault.Unavailable, "discord %s: %d %s", what, status, desc)
+		case status == http.StatusUnauthorized && auth != "":
+			return fault.New(fault.Unauthorized, "discord %s: 401 %s (check the bot token)", what, desc)
+		case status == http.StatusForbidden || status == http.StatusNotFound:
+			return fault.New(fault.NotFound, "discord %s: %d %s", what, status, desc)
+		default:
+			return fault.New(fault.Invalid, "discord %s: %d %s", what, status, desc)
+		}
+	}
+}
+
+// do makes one request: its status, a 429's wait, Discord's message. The
+// error (no answer) never carries the path, which holds the token.
+func (c *Client) do(ctx context.Context, method, path, auth string, payload []byte) (int, time.Duration, string, error) {
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, bytes.NewReader(payload))
+	if err != nil {
+		return 0, 0, "", fmt.Errorf("build request")
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "DiscordBot (https://github.com/zero-gateway/zero, 1)")
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	res, err := c.http.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if asURLError(err, &ue) {
+			err = ue.Err // the URL holds the interaction token
+		}
+		return 0, 0, "", err
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(io.LimitReader(res.Body, maxResponseBytes))
+	var ans struct {
+		Message    string  `json:"message"`
+		RetryAfter float64 `json:"retry_after"`
+	}
+	_ = json.Unmarshal(raw, &ans)
+	wait := time.Duration(ans.RetryAfter * float64(time.Second))
+	if wait <= 0 {
+		wait = defaultRetryAfter
+	}
+	if ans.Message == "" {
+		ans.Message = http.StatusText(res.StatusCode)
+	}
+	return res.StatusCode, wait, ans.Message, nil
+}
+
+func asURLError(err error, target **url.Error) bool {
+	ue, ok := err.(*url.Error)
+	if ok {
+		*target = ue
+	}
+	return ok
+}
+
+// fits reports whether waiting d still leaves attemptReserve before ctx's
+// deadline; without a deadline, whether d is at most maxWaitNoDeadline.
+func fits(ctx context.Context, d time.Duration) bool {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return d <= maxWaitNoDeadline
+	}
+	return time.Until(deadline) > d+attemptReserve
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// split cuts text into pieces of at most limit characters (runes),
+// preferring a paragraph break, then a line break, then a space in the
+// second half of a piece.
+func split(text string, limit int) []string {
+	text = strings.TrimSpace(text)
+	var out []string
+	for text != "" {
+		if utf8.RuneCountInString(text) <= limit {
+			out = append(out, text)
+			break
+		}
+		cut := byteIndexOfRune(text, limit)
+		head := text[:cut]
+		for _, sep := range []string{"\n\n", "\n", " "} {
+			if i := strings.LastIndex(head, sep); i > 0 && utf8.RuneCountInString(head[:i]) > limit/2 {
+				cut = i
+				break
+			}
+		}
+		if piece := strings.TrimSpace(text[:cut]); piece != "" {
+			out = append(out, piece)
+		}
+		text = strings.TrimSpace(text[cut:])
+	}
+	return out
+}
+
+// byteIndexOfRune is the byte offset of rune n of s.
+func byteIndexOfRune(s string, n int) int {
+	i := 0
+	for j := range s {
+		if i == n {
+			return j
+		}
+		i++
+	}
+	return len(s)
+}

@@ -1,0 +1,106 @@
+package turn_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/zero-gateway/zero/shared/fault"
+	"github.com/zero-gateway/zero/shared/inbound"
+	"github.com/zero-gateway/zero/shared/session"
+	"github.com/zero-gateway/zero/shared/turn"
+)
+
+// partPost is one PostPart a partSender received.
+type partPost struct {
+	To   session.DeliveryContext
+	Part int
+	Text string
+}
+
+// partSender renders one message per word and fails its failAt-th post
+// (1-based) once.
+type partSender struct {
+	mu     sync.Mutex
+	posts  []partPost
+	failAt int
+	calls  int
+}
+
+func (s *partSender) Render(text string) []string { return strings.Fields(text) }
+
+func (s *partSender) Post(context.Context, session.DeliveryContext, string) error {
+	panic("a PartSender gets PostPart")
+}
+
+func (s *partSender) PostPart(_ context.Context, to session.DeliveryContext, part int, text string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls++
+	if s.calls == s.failAt {
+		return fault.New(fault.Unavailable, "discord is down")
+	}
+	s.posts = append(s.posts, partPost{to, part, text})
+	return nil
+}
+
+// A PartSender gets each message's index, resumes with the right one after
+// a failed post, and sees the message's reply token, which the session's
+// entry never keeps.
+func TestPartSender(t *testing.T) {
+	tests := []struct {
+		name      string
+		failAt    int
+		wantCalls int // PostPart calls beyond the parts delivered
+	}{
+		{"all parts in order", 0, 0},
+		{"resumes at the failed part", 2, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRig()
+			s := &partSender{failAt: tc.failAt}
+			r.settings.set(`{channels: {discord: {allowFrom: ["*"]}}}`)
+			r.proc.Senders = map[string]turn.Sender{"discord": s}
+			m := inbound.Message{
+				ID: "discord:999:1", AgentID: "main", SessionKey: "agent:main:discord:channel:123",
+				Channel: "discord", AccountID: "999", ChatType: inbound.Channel, From: "discord:5", To: "123",
+				Text: "/queue", ReceivedAt: 1700000000000, ReplyToken: "tok",
+			}
+			var err error
+			for attempt := 1; attempt <= 3; attempt++ {
+				if err = r.proc.Handle(context.Background(), m, attempt); err == nil {
+					break
+				}
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var parts []int
+			for _, p := range s.posts {
+				parts = append(parts, p.Part)
+				want := session.DeliveryContext{Channel: "discord", To: "123", AccountID: "999", ReplyToken: "tok", ReplyTokenAt: 1700000000000}
+				if diff := cmp.Diff(want, p.To); diff != "" {
+					t.Errorf("delivery (-want +got):\n%s", diff)
+				}
+			}
+			var want []int
+			for i := range parts {
+				want = append(want, i)
+			}
+			if diff := cmp.Diff(want, parts); diff != "" || len(parts) < 3 {
+				t.Errorf("parts (-want +got):\n%s", diff)
+			}
+			if s.calls != len(parts)+tc.wantCalls {
+				t.Errorf("PostPart calls = %d; want %d", s.calls, len(parts)+tc.wantCalls)
+			}
+			snap, _ := r.store.Load(context.Background(), m.SessionKey, "")
+			if snap.Entry == nil || snap.Entry.DeliveryContext.ReplyToken != "" {
+				t.Errorf("entry delivery = %+v; want one without the reply token", snap.Entry)
+			}
+		})
+	}
+}
