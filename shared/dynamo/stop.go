@@ -32,8 +32,12 @@ func decodeStop(item map[string]types.AttributeValue) (turn.Stop, error) {
 	return s, err
 }
 
-// MarkStop writes key's stop mark with one PutItem, replacing any earlier
-// one (a new /stop starts its counts afresh). The channel functions call it
+// MarkStop writes key's stop mark with one conditional PutItem, replacing
+// an earlier mark of another message (a new /stop starts its counts
+// afresh). A mark of the same message is left as it is: a redelivered
+// /stop (a webhook retry, an API retry with the same idempotency key) must
+// not re-arm a mark its turn already cleared, which would drop the
+// session's messages until the mark expired. The channel functions call it
 // the moment a /stop arrives.
 func (s *Store) MarkStop(ctx context.Context, key string, st turn.Stop) error {
 	if key == "" || st.MessageID == "" {
@@ -44,7 +48,14 @@ func (s *Store) MarkStop(ctx context.Context, key string, st turn.Stop) error {
 		return fault.Wrap(fault.Internal, err, "encode stop mark of %s", key)
 	}
 	item[attrTTL] = number(s.now().Add(24 * time.Hour).Unix())
-	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: item})
+	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: &s.table, Item: item,
+		ConditionExpression:       aws.String("attribute_not_exists(pk) OR messageId <> :id"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":id": &types.AttributeValueMemberS{Value: st.MessageID}},
+	})
+	if isConditionFailed(err) {
+		return nil // this /stop's mark is already there
+	}
 	return classify(err, "mark stop of "+key)
 }
 

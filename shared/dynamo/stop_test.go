@@ -17,6 +17,7 @@ import (
 	"github.com/zero-gateway/zero/shared/transcript"
 	"github.com/zero-gateway/zero/shared/transcript/transcripttest"
 	"github.com/zero-gateway/zero/shared/turn"
+	"github.com/zero-gateway/zero/shared/turn/turntest"
 )
 
 func TestStopMark(t *testing.T) {
@@ -203,4 +204,8 @@ func TestStopDuringModelCallOnDynamo(t *testing.T) {
 	if err != nil || rec.Status != run.StatusAborted {
 		t.Fatalf("run %+v, %v; want aborted", rec, err)
 	}
+}
+
+func TestStopMarksConformance(t *testing.T) {
+	turntest.TestStopMarks(t, func(t *testing.T) turntest.StopStore { return New(testClient, freshTable(t)) })
 }

@@ -82,3 +82,7 @@ func TestCrashStoreCommitter(t *testing.T) {
 		return &CrashStore{Store: NewMemStore().UseRuns(runs)}, runs
 	})
 }
+
+func TestMemStopMarks(t *testing.T) {
+	TestStopMarks(t, func(*testing.T) StopStore { return NewMemStore() })
+}
