@@ -10,6 +10,7 @@
 //	zero chat           talk to the agent line by line
 //	zero gateway call   call any gateway API method
 //	zero telegram       set the Telegram bot's webhook (set-webhook)
+//	zero discord        register the slash commands, print how to set the endpoint
 //	zero dlq            list the dead-letter queue, redrive it to the work queue
 //
 // Subcommands live in their own files and register in commands; each gets
@@ -44,6 +45,7 @@ var commands = map[string]command{
 	"agent":    {summary: "send a message to the agent; with --wait print the reply (--message TEXT --session KEY --wait --timeout 120s --json)", run: runAgent},
 	"chat":     {summary: "talk to the agent: each line read is sent, each reply printed (--session KEY --timeout 120s)", run: runChat},
 	"gateway":  {summary: "call a gateway API method (call METHOD --params JSON --json)", run: runGateway},
+	"discord":  {summary: "register the slash commands (register-commands --guild ID --dry-run --json), how to set the endpoint (set-endpoint --url URL)", run: runDiscord},
 	"telegram": {summary: "point the Telegram bot at the webhook (set-webhook --url PUBLIC_URL --secret S --token T --drop-pending)", run: runTelegram},
 	"secrets":  {summary: "set a secret from stdin, never argv (set NAME --stack STACK < value), or list which are set (list --stack STACK)", run: runSecrets},
 	"dlq":      {summary: "the dead-letter queue: what failed and why, and moving it back (list | redrive --dry-run)", run: runDLQ},

@@ -76,11 +76,9 @@ type option struct {
 }
 
 // Commands maps each slash command ZERO registers to the text command of
-// the runner's registry it stands for; "ask" is an ordinary turn.
-var Commands = map[string]string{
-	"ask": "", "new": "/new", "reset": "/reset", "status": "/status", "stop": "/stop",
-	"compact": "/compact", "context": "/context", "send": "/send", "queue": "/queue",
-}
+// the runner's registry it stands for; "ask" is an ordinary turn. It is
+// derived from the table ApplicationCommands registers (commands.go).
+var Commands = textCommands()
 
 // decodeInteraction parses a verified body.
 func decodeInteraction(body []byte) (interaction, error) {
