@@ -29,6 +29,8 @@ import (
 	"github.com/zero-gateway/zero/shared/awsconfig"
 	"github.com/zero-gateway/zero/shared/discord"
 	"github.com/zero-gateway/zero/shared/dynamo"
+	"github.com/zero-gateway/zero/shared/inbound"
+	"github.com/zero-gateway/zero/shared/ingest"
 	"github.com/zero-gateway/zero/shared/lambdalog"
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/openai"
@@ -153,11 +155,35 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 	// can answer them as one turn; different sessions run concurrently.
 	consumer.Handler, consumer.Failed = proc.HandleGroup, proc.Failed
 	if url := os.Getenv("ZERO_QUEUE_URL"); url != "" {
-		consumer.Delayer = sqsqueue.New(sqs.NewFromConfig(awsCfg), url)
+		queue := sqsqueue.New(sqs.NewFromConfig(awsCfg), url)
+		consumer.Delayer = queue
+		// sessions_send queues for other sessions through the ingest door.
+		proc.Ingress = operatorDoor{ingest.NewDoor(ingest.Deps{Settings: settings, Queue: queue, Stops: store})}
 	} else {
-		logger.Warn("ZERO_QUEUE_URL is not set: a failed message waits for the queue's visibility timeout instead of a backoff")
+		logger.Warn("ZERO_QUEUE_URL is not set: a failed message waits for the queue's visibility timeout instead of a backoff, and sessions_send is not offered")
 	}
 	return &app{proc: proc, consumer: consumer}, nil
+}
+
+// operatorDoor is the ingest door as a turn's Ingress: a message a turn
+// queues for another session (sessions_send) is an operator's (the
+// deployment's own agent sent it), so allowFrom does not apply.
+type operatorDoor struct{ door *ingest.Door }
+
+func (d operatorDoor) Queue(ctx context.Context, m inbound.Message) (string, error) {
+	out, err := d.door.Accept(ctx, ingest.Request{Message: m, Origin: ingest.Operator})
+	if err != nil {
+		return "", err
+	}
+	switch o := out.(type) {
+	case ingest.Queued:
+		return o.RunID, nil
+	case ingest.Refused:
+		return "", fmt.Errorf("refused: %s (%s)", o.Reason, o.Hint)
+	case ingest.Ignored:
+		return "", fmt.Errorf("not queued: %s", o.Reason)
+	}
+	return "", fmt.Errorf("ingest: unknown outcome %T", out)
 }
 
 // consumerFromEnv reads the queue consumer's settings; a bad value is an

@@ -240,6 +240,17 @@ type Tools struct {
 	ToolPolicy
 	// Subagents is tools.subagents.tools: Allow and Deny only.
 	Subagents ToolPolicy
+	// AgentToAgent is tools.agentToAgent: whether sessions_send may reach
+	// another agent's sessions.
+	AgentToAgent ToolsAgentToAgent
+}
+
+// ToolsAgentToAgent is tools.agentToAgent. A send between two agents needs
+// Enabled, and both agents must match Allow (agent ids, "*" wildcards;
+// empty: any agent). Sends within one agent need neither.
+type ToolsAgentToAgent struct {
+	Enabled bool
+	Allow   []string
 }
 
 // Channel is channels.<name>. Ids are bare (no "<channel>:" prefix),

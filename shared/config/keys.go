@@ -236,7 +236,13 @@ func toolKeys() []Key {
 		Key{Path: "tools.subagents.tools.allow", Kind: listOf(nameKind), Help: "tools allowed",
 			set: on(func(t *ToolPolicy, v Value) { t.Allow = v.Strings() })},
 		Key{Path: "tools.subagents.tools.deny", Kind: listOf(nameKind), Help: "tools denied",
-			set: on(func(t *ToolPolicy, v Value) { t.Deny = v.Strings() })})
+			set: on(func(t *ToolPolicy, v Value) { t.Deny = v.Strings() })},
+		Key{Path: "tools.agentToAgent", Kind: objectKind, Help: "sessions_send between agents",
+			open: into(func(t *Tools, _ Value) *ToolsAgentToAgent { return &t.AgentToAgent })},
+		Key{Path: "tools.agentToAgent.enabled", Kind: boolKind, Help: "allow sends to another agent's sessions (default false)",
+			set: on(func(a *ToolsAgentToAgent, v Value) { a.Enabled = v.Bool() })},
+		Key{Path: "tools.agentToAgent.allow", Kind: listOf(nameKind), Help: `agent ids ("*" wildcards) both sides of a cross-agent send must match; empty: any`,
+			set: on(func(a *ToolsAgentToAgent, v Value) { a.Allow = v.Strings() })})
 }
 
 // toolPolicyKeys are the keys of a tools block under prefix; policy finds

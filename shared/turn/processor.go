@@ -81,6 +81,9 @@ type Processor struct {
 	// StopPoll is how often a run reads its session's stop mark while the
 	// model (or a tool) is busy; 0 means DefaultStopPoll, < 0 never.
 	StopPoll time.Duration
+	// Ingress queues messages for other sessions through the ingest door
+	// (sessions_send); nil: sessions_send is not offered.
+	Ingress Ingress
 }
 
 // Handle processes m. attempt is the delivery count (1 on first delivery).

@@ -21,7 +21,8 @@ import (
 // A run is sandboxed when its agent's agents.list[] entry has a sandbox
 // block (config.Agent.Sandboxed); a sub-agent's is one whose key is
 // agent:<id>:subagent:<uuid>. sessions_list and sessions_history are
-// provided when the store can read other sessions (SessionReader).
+// provided when the store can read other sessions (SessionReader), and
+// sessions_send when the Processor also has an Ingress.
 func (p *Processor) tools(ctx context.Context, t *turnState, e session.Entry, ref model.Ref) []agent.Tool {
 	agentCfg, _ := t.cfg.Agent(agentOf(t.msg.SessionKey, e))
 	decision := tool.Decide(t.cfg, tool.Request{AgentID: e.AgentID, Model: ref, Sandbox: agentCfg.Sandboxed, Subagent: session.IsSubagent(t.msg.SessionKey)})
@@ -32,6 +33,9 @@ func (p *Processor) tools(ctx context.Context, t *turnState, e session.Entry, re
 	provided := []agent.Tool{statusTool{p: p, t: t, e: e}}
 	if store, ok := p.Store.(SessionReader); ok {
 		provided = append(provided, sessionsListTool{p: p, store: store, view: view}, sessionsHistoryTool{p: p, store: store, view: view})
+		if p.Ingress != nil {
+			provided = append(provided, sessionsSendTool{p: p, store: store, view: view, ingress: p.Ingress, caller: t.msg, sends: &sendCounter{}})
+		}
 	}
 	provided = append(provided, agentsListTool{view: view})
 	var allowed []agent.Tool

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zero-gateway/zero/shared/fault"
+	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/tool"
 	"github.com/zero-gateway/zero/shared/turn"
@@ -221,7 +222,8 @@ func TestWorkspaceInPromptAndContextCommand(t *testing.T) {
 // column (tool.Provided) and the tools a turn really offers in step.
 func TestProvidedToolsMatchTheInventory(t *testing.T) {
 	r := newRig()
-	r.proc.Store = r.store // a store that reads other sessions, as deployed
+	r.proc.Store = r.store           // a store that reads other sessions, as deployed
+	r.proc.Ingress = queuedNowhere{} // and a way into the work queue
 	llm := &scriptModel{answers: []model.Response{final("ok")}}
 	r.proc.Models["zero"] = llm
 	r.handle(t, msg(1, "hi"))
@@ -238,6 +240,11 @@ func TestProvidedToolsMatchTheInventory(t *testing.T) {
 		}
 	}
 }
+
+// queuedNowhere is an Ingress that accepts and keeps nothing.
+type queuedNowhere struct{}
+
+func (queuedNowhere) Queue(context.Context, inbound.Message) (string, error) { return "run-x", nil }
 
 // TestAPIRunChoices: a run requested through the gateway with an extra
 // system prompt and its own timeout gets both.
