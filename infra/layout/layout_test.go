@@ -32,6 +32,7 @@ var roles = map[string]string{
 	"ingest":     "core", // the one door every ingress calls: routing, admission, stop marks, enqueue
 	"secret":     "core", // the catalogue of secrets, their rules, rebuilding on rotation
 	"hooks":      "core", // POST /hooks/wake and /hooks/agent: bearer token, payloads, untrusted envelope
+	"cron":       "core", // cron jobs: the model, validation, Scheduler expressions, the run message, the store port
 	"dynamo":     "adapter",
 	"s3store":    "adapter",
 	"sqsqueue":   "adapter",
@@ -42,6 +43,7 @@ var roles = map[string]string{
 	"bedrock":    "adapter",
 	"httpapi":    "adapter",
 	"ssmparam":   "adapter",
+	"scheduler":  "adapter", // EventBridge Scheduler: one schedule per enabled cron job
 	"awserr":     "support", // classifies AWS SDK errors for the AWS adapters
 	"awsconfig":  "support", // builds the SDK config for mains and tests
 	"emulator":   "support", // starts the local AWS emulator for tests and `zero dev`

@@ -1,0 +1,72 @@
+package cron
+
+import (
+	"strings"
+	"time"
+
+	"github.com/zero-gateway/zero/shared/config"
+	"github.com/zero-gateway/zero/shared/inbound"
+	"github.com/zero-gateway/zero/shared/session"
+)
+
+// AgentOf is the job's agent: its agentId, else the configured default.
+func AgentOf(j Job, cfg *config.Config) string {
+	if j.AgentID != "" {
+		return j.AgentID
+	}
+	return session.NormalizeAgentID(cfg.Routing().Default)
+}
+
+// SessionKey is the session a run of j lands in: for an isolated job
+// agent:<agentId>:cron:<jobId> (the runner starts a fresh sessionId on
+// every message to a cron key: turn.ResetCron), for a main job the
+// agent's main session.
+func SessionKey(j Job, cfg *config.Config) string {
+	agentID := AgentOf(j, cfg)
+	if j.SessionTarget == TargetMain {
+		return session.Canonical(agentID, session.DefaultMainKey, "", cfg.Keys())
+	}
+	return "agent:" + agentID + ":cron:" + j.ID
+}
+
+// MessageID is the inbound message id (the queue's dedup id and the
+// runner's record key) of one run of job jobID: fireKey must be unique
+// per fire and the same on every delivery of it (the scheduled time of a
+// schedule's fire; a fresh id for cron.run).
+func MessageID(jobID, fireKey string) string { return "cron:" + jobID + ":" + fireKey }
+
+// SystemEvent is the text a main-session job queues.
+func SystemEvent(j Job) string {
+	return "System event (source: cron job " + j.Name + "): " + strings.TrimSpace(j.Payload.Text)
+}
+
+// Message is the inbound message of one run of j, fired at firedAt: an
+// agentTurn in the job's isolated session, delivered to payload.channel /
+// payload.to when deliver is set (else kept internal), or a system event
+// in the agent's main session. The job is the operator's own, so its text
+// is not wrapped as untrusted. Model and thinking are validated, not
+// applied yet (the queued message has no per-run model).
+func Message(j Job, cfg *config.Config, fireKey string, firedAt time.Time) inbound.Message {
+	m := inbound.Message{
+		ID:         MessageID(j.ID, fireKey),
+		AgentID:    AgentOf(j, cfg),
+		SessionKey: SessionKey(j, cfg),
+		Channel:    inbound.Internal,
+		ChatType:   inbound.Direct,
+		From:       "cron",
+		To:         "cron",
+		SenderName: "cron",
+		ReceivedAt: firedAt.UnixMilli(),
+	}
+	if j.SessionTarget == TargetMain {
+		m.Text = SystemEvent(j)
+		return m
+	}
+	m.Text = j.Payload.Message
+	m.TimeoutSeconds = j.Payload.TimeoutSeconds
+	m.Label = "cron: " + j.Name
+	if j.Payload.Deliver {
+		m.Channel, m.To = j.Payload.Channel, j.Payload.To
+	}
+	return m
+}
