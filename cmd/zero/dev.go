@@ -56,6 +56,9 @@ type devSettings struct {
 	// gatewayToken is the gateway API's token, generated unless
 	// ZERO_GATEWAY_TOKEN is set; it is printed either way (it is local).
 	gatewayToken string
+	// hooksToken is the webhook hooks' token, generated unless
+	// ZERO_HOOKS_TOKEN is set; printed either way (it is local).
+	hooksToken string
 	// standIn: no bot is configured, so replies go to a local stand-in.
 	standIn bool
 	notes   []string
@@ -93,26 +96,15 @@ func devParamsFromEnv(getenv func(string) string) (devSettings, error) {
 		}
 	}
 	s.params["TelegramBotId"] = secret.BotID(s.secrets[secret.TelegramBotToken.Name])
-	if v, ok := s.secrets[secret.TelegramWebhookSecret.Name]; ok {
-		s.secret = v
-	} else {
-		var b [24]byte
-		if _, err := rand.Read(b[:]); err != nil {
-			return s, fmt.Errorf("generate webhook secret: %w", err)
-		}
-		s.secret = base64.RawURLEncoding.EncodeToString(b[:])
-		s.generated = true
-		s.secrets[secret.TelegramWebhookSecret.Name] = s.secret
+	var err error
+	if s.secret, s.generated, err = s.orGenerate(secret.TelegramWebhookSecret); err != nil {
+		return s, err
 	}
-	if v, ok := s.secrets[secret.GatewayToken.Name]; ok {
-		s.gatewayToken = v
-	} else {
-		var b [24]byte
-		if _, err := rand.Read(b[:]); err != nil {
-			return s, fmt.Errorf("generate gateway token: %w", err)
-		}
-		s.gatewayToken = base64.RawURLEncoding.EncodeToString(b[:])
-		s.secrets[secret.GatewayToken.Name] = s.gatewayToken
+	if s.gatewayToken, _, err = s.orGenerate(secret.GatewayToken); err != nil {
+		return s, err
+	}
+	if s.hooksToken, _, err = s.orGenerate(secret.HooksToken); err != nil {
+		return s, err
 	}
 	if _, ok := s.params["ZeroModel"]; !ok {
 		if getenv("OPENAI_API_KEY") != "" {
@@ -122,6 +114,22 @@ func devParamsFromEnv(getenv func(string) string) (devSettings, error) {
 		}
 	}
 	return s, nil
+}
+
+// orGenerate returns the secret spec names from the environment, or a
+// random 32-character one (generated) that zero dev then writes like the
+// others.
+func (s *devSettings) orGenerate(spec secret.Spec) (value string, generated bool, err error) {
+	if v, ok := s.secrets[spec.Name]; ok {
+		return v, false, nil
+	}
+	var b [24]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", false, fmt.Errorf("generate %s: %w", spec.Name, err)
+	}
+	v := base64.RawURLEncoding.EncodeToString(b[:])
+	s.secrets[spec.Name] = v
+	return v, true, nil
 }
 
 func runDev(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -231,6 +239,8 @@ func runDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fmt.Fprintf(stdout, "model: %s\n", settings.params["ZeroModel"])
 	fmt.Fprintf(stdout, "gateway: %s/rpc (token %s; export ZERO_GATEWAY_URL=%s ZERO_GATEWAY_TOKEN=%s for the zero CLI)\n",
 		st.FrontURL, settings.gatewayToken, st.FrontURL, settings.gatewayToken)
+	fmt.Fprintf(stdout, "hooks: %s/hooks/agent and /hooks/wake (Authorization: Bearer %s; export ZERO_HOOKS_TOKEN to fix it)\n",
+		st.FrontURL, settings.hooksToken)
 	if conf.loc.exists {
 		fmt.Fprintf(stdout, "config: %s (edits apply within seconds)\n\n", conf.loc.path)
 	} else {

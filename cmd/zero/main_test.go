@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/zero-gateway/zero/shared/emulator"
+	"github.com/zero-gateway/zero/shared/secret"
 )
 
 // TestMain starts (or borrows) the AWS emulator for `zero config push` and
@@ -237,5 +238,32 @@ func TestTelegramStandIn(t *testing.T) {
 				t.Fatalf("printed %q; want it to contain %q", out.String(), tc.wantOut)
 			}
 		})
+	}
+}
+
+// TestDevGeneratesLocalTokens: zero dev makes up the local tokens that are
+// not in the environment, each valid for its secret's rules, and keeps the
+// ones that are.
+func TestDevGeneratesLocalTokens(t *testing.T) {
+	env := map[string]string{"ZERO_HOOKS_TOKEN": "hooks-token-from-env-0123456789abcdef"}
+	s, err := devParamsFromEnv(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.hooksToken != env["ZERO_HOOKS_TOKEN"] || s.secrets[secret.HooksToken.Name] != s.hooksToken {
+		t.Errorf("hooks token %q (secret %q); want the environment's", s.hooksToken, s.secrets[secret.HooksToken.Name])
+	}
+	for _, spec := range []secret.Spec{secret.TelegramWebhookSecret, secret.GatewayToken} {
+		v := s.secrets[spec.Name]
+		if err := spec.Check(v); err != nil {
+			t.Errorf("generated %s %q: %v", spec.Name, v, err)
+		}
+	}
+	again, err := devParamsFromEnv(func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := secret.HooksToken.Check(again.hooksToken); err != nil || again.hooksToken == s.hooksToken {
+		t.Errorf("generated hooks token %q: %v; want a fresh valid one", again.hooksToken, err)
 	}
 }
