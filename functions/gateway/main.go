@@ -101,13 +101,5 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 		logger.Error("gateway: no token; every call is refused", "secret", secret.GatewayToken.Name,
 			"parameter", secrets.Parameter(secret.GatewayToken.Name))
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h, err := api.Get(r.Context())
-		if err != nil {
-			logger.ErrorContext(r.Context(), "gateway: token unreadable", "error", err.Error())
-			http.Error(w, `{"ok":false,"error":{"code":"unavailable","message":"try again"}}`, http.StatusServiceUnavailable)
-			return
-		}
-		h.ServeHTTP(w, r)
-	}), nil
+	return httpapi.Rotating(api, logger, "gateway: token unreadable", `{"ok":false,"error":{"code":"unavailable","message":"try again"}}`), nil
 }

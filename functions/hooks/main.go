@@ -79,13 +79,5 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 		logger.Error("hooks: no token; every hook is refused", "secret", secret.HooksToken.Name,
 			"parameter", secrets.Parameter(secret.HooksToken.Name))
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h, err := handler.Get(r.Context())
-		if err != nil {
-			logger.ErrorContext(r.Context(), "hooks: token unreadable", "error", err.Error())
-			http.Error(w, `{"ok":false,"error":{"code":"unavailable","message":"try again"}}`, http.StatusServiceUnavailable)
-			return
-		}
-		h.ServeHTTP(w, r)
-	}), nil
+	return httpapi.Rotating(handler, logger, "hooks: token unreadable", `{"ok":false,"error":{"code":"unavailable","message":"try again"}}`), nil
 }

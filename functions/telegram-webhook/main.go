@@ -95,24 +95,6 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 	if _, err := handler.Get(ctx); err != nil {
 		return nil, err
 	}
-	return rotating{handler: handler, log: logger}, nil
-}
-
-// rotating serves each request with the handler built from the secret in
-// force.
-type rotating struct {
-	handler *secret.Derived[http.Handler]
-	log     *slog.Logger
-}
-
-func (h rotating) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	current, err := h.handler.Get(r.Context())
-	if err != nil {
-		// The secret was read at cold start, so this is a deleted one:
-		// refuse, and Telegram retries once it is back.
-		h.log.ErrorContext(r.Context(), "telegram webhook: no secret to check against", "error", err.Error())
-		http.Error(w, `{"ok":false,"error":"unavailable"}`, http.StatusServiceUnavailable)
-		return
-	}
-	current.ServeHTTP(w, r)
+	// A deleted secret: refuse, and Telegram retries once it is back.
+	return httpapi.Rotating(handler, logger, "telegram webhook: no secret to check against", `{"ok":false,"error":"unavailable"}`), nil
 }
