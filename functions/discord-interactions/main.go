@@ -17,23 +17,15 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	"github.com/aws/aws-sdk-go-v2/service/ssm"
-
+	"github.com/zero-gateway/zero/functions/internal/ingress"
 	"github.com/zero-gateway/zero/shared/awsconfig"
 	"github.com/zero-gateway/zero/shared/discord"
-	"github.com/zero-gateway/zero/shared/dynamo"
 	"github.com/zero-gateway/zero/shared/httpapi"
-	"github.com/zero-gateway/zero/shared/ingest"
 	"github.com/zero-gateway/zero/shared/lambdalog"
-	"github.com/zero-gateway/zero/shared/sqsqueue"
-	"github.com/zero-gateway/zero/shared/ssmparam"
 )
 
 func main() {
@@ -48,31 +40,14 @@ func main() {
 }
 
 func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (http.Handler, error) {
-	queueURL := os.Getenv("ZERO_QUEUE_URL")
-	if queueURL == "" {
-		return nil, fmt.Errorf("environment variable ZERO_QUEUE_URL is required")
-	}
-	awsCfg, err := awsconfig.Load(ctx, calls)
+	in, err := ingress.FromEnv(ctx, calls, logger)
 	if err != nil {
 		return nil, err
 	}
-	settings, err := ssmparam.SettingsFromEnv(ssm.NewFromConfig(awsCfg), logger)
-	if err != nil {
-		return nil, err
-	}
-	var stops ingest.StopMarker
-	if table := os.Getenv("ZERO_TABLE"); table != "" {
-		stops = dynamo.New(dynamodb.NewFromConfig(awsCfg), table)
-	}
-	door := ingest.NewDoor(ingest.Deps{
-		Settings: settings,
-		Stops:    stops,
-		Queue:    sqsqueue.New(sqs.NewFromConfig(awsCfg), queueURL),
-	})
 	logger.Info("discord interactions endpoint", "application_id", os.Getenv("DISCORD_APPLICATION_ID"))
 	return discord.NewInteractions(discord.InteractionsConfig{
 		PublicKey: os.Getenv("DISCORD_PUBLIC_KEY"),
-		Door:      door,
+		Door:      in.Door,
 		Log:       logger,
 	}), nil
 }

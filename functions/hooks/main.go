@@ -13,21 +13,16 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
 
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	"github.com/aws/aws-sdk-go-v2/service/ssm"
-
+	"github.com/zero-gateway/zero/functions/internal/ingress"
 	"github.com/zero-gateway/zero/shared/awsconfig"
 	"github.com/zero-gateway/zero/shared/hooks"
 	"github.com/zero-gateway/zero/shared/httpapi"
-	"github.com/zero-gateway/zero/shared/ingest"
 	"github.com/zero-gateway/zero/shared/lambdalog"
 	"github.com/zero-gateway/zero/shared/secret"
-	"github.com/zero-gateway/zero/shared/sqsqueue"
 	"github.com/zero-gateway/zero/shared/ssmparam"
 )
 
@@ -45,20 +40,12 @@ func main() {
 // setup reads the environment, the token (one GetParameters) and builds
 // the handler; the error names what is missing, never a secret's value.
 func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (http.Handler, error) {
-	queueURL := os.Getenv("ZERO_QUEUE_URL")
-	if queueURL == "" {
-		return nil, fmt.Errorf("environment variable ZERO_QUEUE_URL is required")
-	}
-	awsCfg, err := awsconfig.Load(ctx, calls)
+	in, err := ingress.FromEnv(ctx, calls, logger)
 	if err != nil {
 		return nil, err
 	}
-	ssmClient := ssm.NewFromConfig(awsCfg)
-	settings, err := ssmparam.SettingsFromEnv(ssmClient, logger)
-	if err != nil {
-		return nil, err
-	}
-	secrets, err := ssmparam.SecretsFromEnv(ssmClient, logger, secret.HooksToken)
+	settings, door := in.Settings, in.Door
+	secrets, err := ssmparam.SecretsFromEnv(in.SSM, logger, secret.HooksToken)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +53,6 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 	if err := secrets.Load(ctx); err != nil {
 		return nil, err
 	}
-	door := ingest.NewDoor(ingest.Deps{Settings: settings, Queue: sqsqueue.New(sqs.NewFromConfig(awsCfg), queueURL)})
 	// The handler holds the token; it is built again when a re-read finds
 	// it rotated. No token: every hook is refused.
 	handler := secret.Derive(secret.OrEmpty(secrets), secret.HooksToken, func(token string) (http.Handler, error) {

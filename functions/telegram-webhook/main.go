@@ -24,17 +24,11 @@ import (
 	"os"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	"github.com/aws/aws-sdk-go-v2/service/ssm"
-
+	"github.com/zero-gateway/zero/functions/internal/ingress"
 	"github.com/zero-gateway/zero/shared/awsconfig"
-	"github.com/zero-gateway/zero/shared/dynamo"
 	"github.com/zero-gateway/zero/shared/httpapi"
-	"github.com/zero-gateway/zero/shared/ingest"
 	"github.com/zero-gateway/zero/shared/lambdalog"
 	"github.com/zero-gateway/zero/shared/secret"
-	"github.com/zero-gateway/zero/shared/sqsqueue"
 	"github.com/zero-gateway/zero/shared/ssmparam"
 	"github.com/zero-gateway/zero/shared/telegram"
 )
@@ -56,20 +50,11 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 	if botID == "" || strings.Trim(botID, "0123456789") != "" {
 		return nil, fmt.Errorf("environment variable TELEGRAM_BOT_ID is required: the bot's numeric id (the bot token's part before ':')")
 	}
-	queueURL := os.Getenv("ZERO_QUEUE_URL")
-	if queueURL == "" {
-		return nil, fmt.Errorf("environment variable ZERO_QUEUE_URL is required")
-	}
-	awsCfg, err := awsconfig.Load(ctx, calls)
+	in, err := ingress.FromEnv(ctx, calls, logger)
 	if err != nil {
 		return nil, err
 	}
-	ssmClient := ssm.NewFromConfig(awsCfg)
-	settings, err := ssmparam.SettingsFromEnv(ssmClient, logger)
-	if err != nil {
-		return nil, err
-	}
-	secrets, err := ssmparam.SecretsFromEnv(ssmClient, logger, secret.TelegramWebhookSecret)
+	secrets, err := ssmparam.SecretsFromEnv(in.SSM, logger, secret.TelegramWebhookSecret)
 	if err != nil {
 		return nil, err
 	}
@@ -78,15 +63,7 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 	if err := secrets.Load(ctx); err != nil {
 		return nil, err
 	}
-	var stops ingest.StopMarker
-	if table := os.Getenv("ZERO_TABLE"); table != "" {
-		stops = dynamo.New(dynamodb.NewFromConfig(awsCfg), table)
-	}
-	door := ingest.NewDoor(ingest.Deps{
-		Settings: settings,
-		Stops:    stops,
-		Queue:    sqsqueue.New(sqs.NewFromConfig(awsCfg), queueURL),
-	})
+	door := in.Door
 	// The handler holds the secret; it is built again when a re-read
 	// finds the secret rotated.
 	handler := secret.Derive(secrets, secret.TelegramWebhookSecret, func(value string) (http.Handler, error) {
