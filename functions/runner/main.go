@@ -100,42 +100,20 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 	if err != nil {
 		return nil, err
 	}
-	specs := []secret.Spec{secret.TelegramBotToken, secret.OpenAIAPIKey, secret.AnthropicAPIKey}
-	discordToken := os.Getenv(secret.DiscordBotToken.Env) != ""
-	if discordToken {
-		specs = append(specs, secret.DiscordBotToken)
-	}
-	secrets, err := ssmparam.SecretsFromEnv(ssmClient, logger, specs...)
+	secrets, err := loadSecrets(ctx, ssmClient, logger)
 	if err != nil {
-		return nil, err
-	}
-	// The cold start's one read: a missing bot token stops here, named.
-	if err := secrets.Load(ctx); err != nil {
 		return nil, err
 	}
 	models, err := newModels(ctx, ref, secrets, bedrockruntime.NewFromConfig(awsCfg), logger)
 	if err != nil {
 		return nil, err
 	}
-	local := os.Getenv("AWS_ENDPOINT_URL") != "" || os.Getenv("AWS_ENDPOINT_URL_S3") != ""
-	s3Client := s3.NewFromConfig(awsCfg, func(o *s3.Options) { o.UsePathStyle = local })
-	httpClient := &http.Client{Timeout: 60 * time.Second}
-	tgBase := envOr("TELEGRAM_API_BASE_URL", "https://api.telegram.org")
-	tg := &telegramSender{client: secret.Derive(secrets, secret.TelegramBotToken, func(token string) (*telegram.Client, error) {
-		return telegram.NewClient(tgBase, token, httpClient), nil
-	})}
-	if _, err := tg.client.Get(ctx); err != nil {
+	senders, err := newSenders(ctx, secrets, logger)
+	if err != nil {
 		return nil, err
 	}
-	senders := map[string]turn.Sender{"telegram": tg}
-	if appID := os.Getenv("DISCORD_APPLICATION_ID"); appID != "" {
-		var tokens secret.Getter = noSecret{}
-		if discordToken {
-			tokens = secret.OrEmpty(secrets)
-		}
-		senders[discord.Channel] = newDiscordSender(tokens, appID, httpClient)
-		logger.Info("discord replies on", "application_id", appID)
-	}
+	local := os.Getenv("AWS_ENDPOINT_URL") != "" || os.Getenv("AWS_ENDPOINT_URL_S3") != ""
+	s3Client := s3.NewFromConfig(awsCfg, func(o *s3.Options) { o.UsePathStyle = local })
 	bucket := s3store.New(s3Client, env["ZERO_BUCKET"])
 	store := dynamo.New(dynamodb.NewFromConfig(awsCfg), env["ZERO_TABLE"])
 	proc := &turn.Processor{
@@ -163,6 +141,48 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 		logger.Warn("ZERO_QUEUE_URL is not set: a failed message waits for the queue's visibility timeout instead of a backoff, and sessions_send is not offered")
 	}
 	return &app{proc: proc, consumer: consumer}, nil
+}
+
+// loadSecrets reads the runner's secrets once, at cold start (one
+// GetParameters): a missing bot token stops here, named. The Discord bot
+// token is read only where the deployment names its parameter.
+func loadSecrets(ctx context.Context, client *ssm.Client, logger *slog.Logger) (*ssmparam.Secrets, error) {
+	specs := []secret.Spec{secret.TelegramBotToken, secret.OpenAIAPIKey, secret.AnthropicAPIKey}
+	if os.Getenv(secret.DiscordBotToken.Env) != "" {
+		specs = append(specs, secret.DiscordBotToken)
+	}
+	secrets, err := ssmparam.SecretsFromEnv(client, logger, specs...)
+	if err != nil {
+		return nil, err
+	}
+	if err := secrets.Load(ctx); err != nil {
+		return nil, err
+	}
+	return secrets, nil
+}
+
+// newSenders builds the channels' reply senders, each holding the token
+// in force (rebuilt when a re-read finds it rotated): Telegram always,
+// Discord where DISCORD_APPLICATION_ID is set (its bot token optional).
+func newSenders(ctx context.Context, secrets *ssmparam.Secrets, logger *slog.Logger) (map[string]turn.Sender, error) {
+	httpClient := &http.Client{Timeout: 60 * time.Second}
+	tgBase := envOr("TELEGRAM_API_BASE_URL", "https://api.telegram.org")
+	tg := &telegramSender{client: secret.Derive(secrets, secret.TelegramBotToken, func(token string) (*telegram.Client, error) {
+		return telegram.NewClient(tgBase, token, httpClient), nil
+	})}
+	if _, err := tg.client.Get(ctx); err != nil {
+		return nil, err
+	}
+	senders := map[string]turn.Sender{"telegram": tg}
+	if appID := os.Getenv("DISCORD_APPLICATION_ID"); appID != "" {
+		var tokens secret.Getter = noSecret{}
+		if os.Getenv(secret.DiscordBotToken.Env) != "" {
+			tokens = secret.OrEmpty(secrets)
+		}
+		senders[discord.Channel] = newDiscordSender(tokens, appID, httpClient)
+		logger.Info("discord replies on", "application_id", appID)
+	}
+	return senders, nil
 }
 
 // operatorDoor is the ingest door as a turn's Ingress: a message a turn
