@@ -30,6 +30,10 @@ const (
 	// KindMigrate moves the session at MigrateFrom to SessionKey (a
 	// Telegram group that became a supergroup changes its chat id).
 	KindMigrate = "migrate"
+	// KindDeliver delivers the outbox item OutboxID (an announce): it is
+	// queued on its own FIFO group (QueueGroup), never a session's, so a
+	// channel that refuses it holds back nothing else.
+	KindDeliver = "deliver"
 )
 
 // Message is one inbound turn for a session.
@@ -66,6 +70,60 @@ type Message struct {
 	TimeoutSeconds    int64  `json:"timeoutSeconds,omitempty"`    // tighter than agents.defaults.timeoutSeconds
 	Label             string `json:"label,omitempty"`             // sets the session's label
 	SpawnedBy         string `json:"spawnedBy,omitempty"`         // sets the session's spawnedBy
+	// Model, "provider/name", sets the session's model override (a
+	// sub-agent's sessions_spawn model).
+	Model string `json:"model,omitempty"`
+
+	// Flow, when set, makes the turn one step of an agent-to-agent flow
+	// (sessions_send's rounds and announce, a sub-agent's run): when the
+	// turn is committed the runner queues the flow's next step.
+	Flow *Flow `json:"flow,omitempty"`
+	// OutboxID is the outbox item a KindDeliver message delivers.
+	OutboxID string `json:"outboxId,omitempty"`
+}
+
+// Flow kinds: the step a message is in an agent-to-agent flow.
+const (
+	FlowSend     = "send"     // round 1: the target answers the requester's message
+	FlowReply    = "reply"    // rounds 2+: requester and target alternate (ping-pong)
+	FlowAnnounce = "announce" // the target's announce step
+	FlowSubagent = "subagent" // a sub-agent's run (sessions_spawn)
+)
+
+// Flow is the state an agent-to-agent flow carries from step to step, so
+// each step is an ordinary queued turn and no process waits between them.
+type Flow struct {
+	Kind string `json:"kind"`
+	// ID names the flow: the id of its first message. Every later step's
+	// message id derives from it and the step, so a replayed step queues
+	// its successor once.
+	ID    string `json:"id"`
+	Round int    `json:"round,omitempty"` // 1 for FlowSend, 2+ for FlowReply
+	// MaxTurns is session.agentToAgent.maxPingPongTurns when the flow
+	// started.
+	MaxTurns         int    `json:"maxTurns,omitempty"`
+	Requester        string `json:"requester"`                  // the requesting session's key
+	RequesterAgent   string `json:"requesterAgent,omitempty"`   // its agent id
+	RequesterChannel string `json:"requesterChannel,omitempty"` // the channel of its turn
+	Target           string `json:"target"`                     // the target (or child) session's key
+	TargetAgent      string `json:"targetAgent,omitempty"`
+	Request          string `json:"request"`              // the original message or task
+	FirstReply       string `json:"firstReply,omitempty"` // the target's round-1 reply
+	LastReply        string `json:"lastReply,omitempty"`  // the latest ping-pong reply
+
+	// Sub-agent flows (FlowSubagent).
+	Route     *Route `json:"route,omitempty"` // where the announce goes: the requester's route at spawn
+	Label     string `json:"label,omitempty"`
+	Cleanup   string `json:"cleanup,omitempty"`   // "delete" | "keep"
+	StartedAt int64  `json:"startedAt,omitempty"` // epoch ms of the spawn
+}
+
+// Route is where a message is delivered on a channel.
+type Route struct {
+	Channel   string `json:"channel"`
+	To        string `json:"to"`
+	AccountID string `json:"accountId,omitempty"`
+	ThreadID  string `json:"threadId,omitempty"`
 }
 
 // Validate reports the first missing field by name.
@@ -83,6 +141,10 @@ func (m Message) Validate() error {
 	case KindMigrate:
 		if strings.TrimSpace(m.MigrateFrom) == "" {
 			return fault.New(fault.Invalid, "inbound message: migrateFrom is required for kind migrate")
+		}
+	case KindDeliver:
+		if strings.TrimSpace(m.OutboxID) == "" {
+			return fault.New(fault.Invalid, "inbound message: outboxId is required for kind deliver")
 		}
 	default:
 		return fault.New(fault.Invalid, "inbound message: unknown kind %q", m.Kind)
@@ -102,7 +164,13 @@ func Decode(body []byte) (Message, error) {
 // QueueGroup is the FIFO MessageGroupId for the message's session: the session
 // key itself when it fits SQS's alphabet and 128-character limit, else a
 // stable hash of it. Same session, same group, so turns run in order.
-func (m Message) QueueGroup() string { return queueID("s", m.SessionKey) }
+// A KindDeliver message has a group of its own ("outbox:<id>").
+func (m Message) QueueGroup() string {
+	if m.Kind == KindDeliver {
+		return queueID("o", "outbox:"+m.OutboxID)
+	}
+	return queueID("s", m.SessionKey)
+}
 
 // QueueDedup is the FIFO MessageDeduplicationId: the message ID, hashed when it
 // does not fit SQS's alphabet or length.

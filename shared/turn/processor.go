@@ -84,6 +84,10 @@ type Processor struct {
 	// Ingress queues messages for other sessions through the ingest door
 	// (sessions_send); nil: sessions_send is not offered.
 	Ingress Ingress
+	// Outbox keeps announces until they are delivered; Work queues their
+	// KindDeliver messages. Both nil: flows announce nothing.
+	Outbox Outbox
+	Work   Enqueuer
 }
 
 // Handle processes m. attempt is the delivery count (1 on first delivery).
