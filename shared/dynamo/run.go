@@ -60,7 +60,7 @@ const (
 // attribute it has is only filled in when the stored record lacks it
 // (if_not_exists), so StartedAt and the run's identity stay as Start wrote
 // them.
-var finishOverwrites = map[string]bool{attrStatus: true, attrEndedAt: true, attrTTL: true, "error": true, "usage": true, "model": true}
+var finishOverwrites = map[string]bool{attrStatus: true, attrEndedAt: true, attrTTL: true, "error": true, "usage": true, "model": true, "reply": true}
 
 // RunStore is the run.Store and run.Reader of a Store's table. Get it with
 // Store.Runs; it is a separate type because Store's Get and Finish are the

@@ -101,7 +101,13 @@ type Record struct {
 	Error      string `json:"error,omitempty"`
 	Usage      Usage  `json:"usage,omitzero"`
 	Model      string `json:"model,omitempty"`
+	// Reply is the run's final reply, cut to MaxReplyBytes (a terminal
+	// record only): what a waiting sessions_send returns.
+	Reply string `json:"reply,omitempty"`
 }
+
+// MaxReplyBytes bounds Record.Reply, so a record stays one small item.
+const MaxReplyBytes = 16 << 10
 
 // Terminal reports whether status is a final status (anything but
 // running).

@@ -46,6 +46,9 @@ func (p *Processor) commit(ctx context.Context, t *turnState, entry session.Entr
 func (p *Processor) record(ctx context.Context, t *turnState, entry session.Entry, out turnOutput, collected []string) Record {
 	m := t.msg
 	rec := Record{MessageID: m.ID, SessionKey: m.SessionKey, State: Committed, Reply: out.text, Delivery: entry.DeliveryContext, Collected: collected}
+	if !out.command {
+		rec.Outcome, rec.Usage = out.status(), out.runUsage()
+	}
 	if m.Channel == inbound.Internal {
 		rec.Delivery = session.DeliveryContext{Channel: inbound.Internal} // nothing is sent
 	} else if m.ReplyToken != "" && m.Channel == rec.Delivery.Channel {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/zero-gateway/zero/shared/agent"
 	"github.com/zero-gateway/zero/shared/inbound"
@@ -148,16 +149,12 @@ func (rt *runTracker) end(out turnOutput) {
 	}
 	r := rt.record
 	r.EndedAt = rt.now().UnixMilli()
-	r.Usage = run.Usage{Input: out.usage.Input, Output: out.usage.Output, Total: out.usage.Total}
-	switch {
-	case out.stopped:
-		r.Status, r.Error = run.StatusAborted, out.text
-	case out.stop == model.StopAborted:
-		r.Status, r.Error = run.StatusTimeout, out.text
-	case out.stop == model.StopError:
-		r.Status, r.Error = run.StatusError, out.text
-	default:
-		r.Status = run.StatusOK
+	r.Usage = out.runUsage()
+	r.Status = out.status()
+	if r.Status == run.StatusOK {
+		r.Reply = cutUTF8(out.text, run.MaxReplyBytes)
+	} else {
+		r.Error = out.text
 	}
 	rt.endSeq = rt.rec.Seq()
 	if out.text != "" {
@@ -191,4 +188,34 @@ func (rt *runTracker) settle(ctx context.Context) error {
 	}
 	rt.rec.MarkFlushed(len(rt.outcome.Events))
 	return nil
+}
+
+// status is the run status of a model turn's output.
+func (out turnOutput) status() string {
+	switch {
+	case out.stopped:
+		return run.StatusAborted
+	case out.stop == model.StopAborted:
+		return run.StatusTimeout
+	case out.stop == model.StopError:
+		return run.StatusError
+	default:
+		return run.StatusOK
+	}
+}
+
+// runUsage is the output's token usage as a run records it.
+func (out turnOutput) runUsage() run.Usage {
+	return run.Usage{Input: out.usage.Input, Output: out.usage.Output, Total: out.usage.Total}
+}
+
+// cutUTF8 returns s cut to at most n bytes, on a rune boundary.
+func cutUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

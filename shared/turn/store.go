@@ -38,6 +38,12 @@ type Record struct {
 	Collected []string `json:"collected,omitempty"`
 	// CollectedInto, on such a Done record, names the turn that answered it.
 	CollectedInto string `json:"collectedInto,omitempty"`
+	// Outcome is the run's status (run.StatusOK, StatusError,
+	// StatusTimeout, StatusAborted; "" for a command) and Usage its
+	// tokens, kept so a flow's next step (a sub-agent's announce) reads
+	// them from the record even when the step is replayed.
+	Outcome string    `json:"outcome,omitempty"`
+	Usage   run.Usage `json:"usage,omitzero"`
 }
 
 // Context is the model context the runner keeps beside the entry, so a turn
