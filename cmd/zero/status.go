@@ -22,6 +22,10 @@ type statusReport struct {
 	ConfigVersion *string           `json:"configVersion,omitempty"` // nil when the call failed
 	Store         string            `json:"store,omitempty"`
 	Sessions      []json.RawMessage `json:"sessions"` // as the gateway sent them
+	// Outbox is outbox.list's answer for dead items (status_outbox.go);
+	// OutboxError says why it is missing.
+	Outbox      *gateway.OutboxListResult `json:"outbox,omitempty"`
+	OutboxError string                    `json:"outboxError,omitempty"`
 
 	rows []gateway.Row // Sessions decoded, for the table
 }
@@ -34,11 +38,12 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.SetOutput(stderr)
 	var conn gatewayFlags
 	conn.register(fs)
-	asJSON := fs.Bool("json", false, `print {"url", "reachable", "ok", "error", "configVersion", "sessions": [...]}`)
+	asJSON := fs.Bool("json", false, `print {"url", "reachable", "ok", "error", "configVersion", "sessions": [...], "outbox": {"counts", "items"}}`)
 	if err := parseFlags(fs, stderr, args, "zero status [--json] [--url URL] [--token TOKEN]",
 		[]string{
 			"Asks the gateway for its status: reachable or not (and why), the config",
-			"version it runs with and its recent sessions.",
+			"version it runs with, its recent sessions, and the announce outbox:",
+			"counts by state and the dead items (never delivered).",
 		}, ""); err != nil {
 		return err
 	}
@@ -47,6 +52,9 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	report, callErr := askStatus(ctx, client)
+	if callErr == nil {
+		report.Outbox, report.OutboxError = askOutbox(ctx, client)
+	}
 	if *asJSON {
 		if err := writeJSON(stdout, report); err != nil {
 			return err
@@ -109,10 +117,14 @@ func printStatus(w io.Writer, r statusReport, now time.Time) error {
 	if r.Store != "" {
 		fmt.Fprintf(w, "store:           %s\n", r.Store)
 	}
+	printOutboxCounts(w, r)
 	if len(r.rows) == 0 {
 		fmt.Fprintln(w, "sessions:        none")
-		return nil
+	} else {
+		fmt.Fprintf(w, "sessions:        %d recent\n\n", len(r.rows))
+		if err := printSessions(w, r.rows, now); err != nil {
+			return err
+		}
 	}
-	fmt.Fprintf(w, "sessions:        %d recent\n\n", len(r.rows))
-	return printSessions(w, r.rows, now)
+	return printDeadOutbox(w, r, now)
 }

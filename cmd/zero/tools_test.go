@@ -141,7 +141,7 @@ func TestTools(t *testing.T) {
 			name: "--subagent",
 			args: []string{"--subagent"},
 			want: []toolLine{
-				{Name: "sessions_spawn", Reason: "sub-agents never get sessions_spawn"},
+				{Name: "sessions_spawn", Available: true, Reason: "sub-agents never get sessions_spawn"},
 				{Name: "sessions_list", Available: true, Reason: "sub-agents get no session tools unless tools.subagents.tools.allow names them"},
 				{Name: "session_status", Allowed: true, Available: true, Reason: `tools.profile "messaging" includes it`},
 			},
@@ -189,7 +189,7 @@ func TestToolsTable(t *testing.T) {
 		"ALLOWED",
 		"AVAILABLE",
 		"REASON",
-		"sessions_spawn    no       no         sub-agents never get sessions_spawn\n",
+		"sessions_spawn    no       yes        sub-agents never get sessions_spawn\n",
 		"session_status    yes      yes        tools.profile \"messaging\" includes it\n",
 		"offered to the model: session_status\n",
 	} {

@@ -33,6 +33,7 @@ var roles = map[string]string{
 	"secret":     "core", // the catalogue of secrets, their rules, rebuilding on rotation
 	"hooks":      "core", // POST /hooks/wake and /hooks/agent: bearer token, payloads, untrusted envelope
 	"cron":       "core", // cron jobs: the model, validation, Scheduler expressions, the run message, the store port
+	"cost":       "core", // AWS list prices: a run's infrastructure cost from its call counts and Lambda time
 	"dynamo":     "adapter",
 	"s3store":    "adapter",
 	"sqsqueue":   "adapter",

@@ -54,6 +54,7 @@ type Config struct {
 	Tools    Tools
 	Channels map[string]Channel // by lower-cased channel name
 	Messages Messages
+	Models   Models // models.*: prices
 
 	warnings []string
 }

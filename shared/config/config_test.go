@@ -238,7 +238,6 @@ func TestUpstreamConfigWarnings(t *testing.T) {
 	c := parseFile(t, "upstream.json5")
 	want := []string{
 		"gateway: unknown key, ignored",
-		"models: unknown key, ignored",
 		"session.store: ignored: ZERO keeps sessions in DynamoDB",
 		"session.typingIntervalSeconds: unknown key, ignored",
 		"agents.defaults.workspace: unknown key, ignored",
@@ -250,6 +249,7 @@ func TestUpstreamConfigWarnings(t *testing.T) {
 		"channels.telegram.botToken: ignored: secrets belong in the function environment or SSM, never in the config",
 		"channels.telegram.enabled: unknown key, ignored",
 		"channels.telegram.dmPolicy: unknown key, ignored",
+		"models.providers.ollama.baseUrl: unknown key, ignored",
 	}
 	if got := c.Warnings(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Warnings =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

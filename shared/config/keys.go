@@ -35,7 +35,7 @@ var table = slices.Concat(
 	[]Key{{Path: "$schema", Kind: ignoredKind, Help: "the JSON schema editors add; ignored"}},
 	sessionKeys(), resetKeys(), sendPolicyKeys(), sessionTailKeys(),
 	agentDefaultKeys(), agentListKeys(),
-	bindingKeys(), toolKeys(), channelKeys(), messageKeys(),
+	bindingKeys(), toolKeys(), channelKeys(), messageKeys(), modelsKeys(),
 )
 
 func sessionKeys() []Key {

@@ -117,8 +117,15 @@ func encodeEntry(sessionKey string, e session.Entry) (map[string]types.Attribute
 	if e.SessionID == "" {
 		delete(item, attrSessionID)
 	}
+	if e.ArchiveAt > 0 {
+		item[attrTTL] = number(archiveTTL(e.ArchiveAt))
+	}
 	return item, nil
 }
+
+// archiveTTL is the ttl (epoch seconds) of an entry archived at
+// archiveAtMS: the second it is reached, rounded up.
+func archiveTTL(archiveAtMS int64) int64 { return (archiveAtMS + 999) / 1000 }
 
 func decodeEntry(item map[string]types.AttributeValue) (session.Entry, error) {
 	var e session.Entry

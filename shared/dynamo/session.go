@@ -125,8 +125,8 @@ func (s *Store) List(ctx context.Context, q session.ListQuery) ([]session.Listed
 		}
 		for _, item := range out.Items {
 			key, ok := sessionKeyOf(item)
-			if !ok || sortKey(item) != skEntry || key == session.KeyGlobal || key == session.KeyUnknown {
-				continue
+			if !ok || sortKey(item) != skEntry || key == session.KeyGlobal || key == session.KeyUnknown || expired(item, s.now()) {
+				continue // archived entries (ttl passed) are gone for readers
 			}
 			e, err := decodeStoredEntry(item, key)
 			if err != nil {
@@ -308,7 +308,7 @@ func (s *Store) getEntry(ctx context.Context, key string) (map[string]types.Attr
 	if err != nil {
 		return nil, classify(err, "read session "+key)
 	}
-	if len(out.Item) == 0 {
+	if len(out.Item) == 0 || expired(out.Item, s.now()) {
 		return nil, fault.New(fault.NotFound, "no session %s", key)
 	}
 	return out.Item, nil

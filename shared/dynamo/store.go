@@ -9,6 +9,11 @@
 //	pk "session#<key>"  sk "context"  the turn.Context, messages as one JSON string
 //	pk "msg#<id>"       sk "record"   the turn.Record, with ttl = commit time + RecordTTL
 //
+// A sub-agent session's entry and context carry ttl = its
+// session.Entry.ArchiveAt (agents.defaults.subagents.archiveAfterMinutes
+// after its last turn): DynamoDB's TTL archives it, and every reader treats
+// an entry (or context) whose ttl has passed as absent meanwhile.
+//
 // Two global secondary indexes, both sparse because only entry items carry
 // their key attributes: byAgent (agentId, updatedAt; all attributes) serves
 // List, bySessionId (sessionId; keys only) serves Lookup. Nothing scans.
@@ -82,13 +87,16 @@ func (s *Store) Load(ctx context.Context, key, messageID string) (turn.Snapshot,
 	for _, it := range items {
 		switch sortKey(it) {
 		case skEntry:
+			if expired(it, s.now()) {
+				continue // archived: DynamoDB deletes it lazily
+			}
 			e, err := decodeEntry(it)
 			if err != nil {
 				return turn.Snapshot{}, fault.Wrap(fault.Internal, err, "decode session entry of %s", key)
 			}
 			snap.Entry = &e
 		case skContext:
-			if c, err := decodeContext(it); err == nil {
+			if c, err := decodeContext(it); err == nil && !expired(it, s.now()) {
 				snap.Context = &c
 			}
 		case skStop:
@@ -150,6 +158,9 @@ func (s *Store) commitItems(key string, e session.Entry, c turn.Context, r turn.
 	if err != nil {
 		return nil, fault.Wrap(fault.Internal, err, "encode context of %s", key)
 	}
+	if ttl, ok := entryItem[attrTTL]; ok {
+		contextItem[attrTTL] = ttl // an archived session's context goes with its entry
+	}
 	r.State = turn.Committed
 	recordItem, err := encodeRecord(r, now.Add(RecordTTL))
 	if err != nil {
@@ -157,7 +168,10 @@ func (s *Store) commitItems(key string, e session.Entry, c turn.Context, r turn.
 	}
 	entryPut := &types.Put{TableName: &s.table, Item: entryItem}
 	if e.Version == 1 {
-		entryPut.ConditionExpression = aws.String("attribute_not_exists(pk)")
+		// No entry, or an archived one TTL has not deleted yet.
+		entryPut.ConditionExpression = aws.String("attribute_not_exists(pk) OR #ttl < :now")
+		entryPut.ExpressionAttributeNames = map[string]string{"#ttl": attrTTL}
+		entryPut.ExpressionAttributeValues = map[string]types.AttributeValue{":now": number(now.Unix())}
 	} else {
 		entryPut.ConditionExpression = aws.String("#v = :prev")
 		entryPut.ExpressionAttributeNames = map[string]string{"#v": attrVersion}

@@ -10,7 +10,8 @@
 // Methods (see each handler's doc comment for its contract and costs):
 // agent, agent.wait, agent.events, chat.send, chat.history,
 // sessions.list, sessions.resolve, sessions.patch, sessions.delete,
-// status, config.get, config.schema, config.patch, and cron.* (cron.go). Their params and
+// status, config.get, config.schema, config.patch, outbox.list (outbox.go)
+// and cron.* (cron.go). Their params and
 // results, and Request and Response, are exported (wire.go) so that
 // clients use the same types; testdata/wire pins their JSON.
 package gateway
@@ -91,6 +92,9 @@ type Deps struct {
 	// such a message without a mark, so it waits its turn.
 	Stops ingest.StopMarker
 	Cron  *CronDeps // optional: nil answers the cron.* methods 501 (cron.go)
+	// Outbox lists the announce outbox for outbox.list (outbox.go).
+	// Optional: nil answers it 501.
+	Outbox OutboxReader
 	// Store names where the state lives, for status (e.g. "dynamodb
 	// table zero-sessions, s3 bucket zero-transcripts"); "" leaves it out.
 	Store string

@@ -323,3 +323,45 @@ type SchemaKey struct {
 	Required    bool   `json:"required,omitempty"`
 	Description string `json:"description"`
 }
+
+// OutboxListParams are the params of outbox.list.
+type OutboxListParams struct {
+	State string `json:"state,omitempty"` // pending | sent | dead; "" every state
+	Limit *int   `json:"limit,omitempty"` // default DefaultOutboxLimit, at most MaxOutboxLimit
+}
+
+// OutboxListResult is the result of outbox.list: the count of items in
+// each state (whatever state was asked for) and the newest items asked
+// for.
+type OutboxListResult struct {
+	Counts OutboxCounts `json:"counts"`
+	Items  []OutboxRow  `json:"items"`
+}
+
+// OutboxCounts counts outbox items by state. Sent items expire from the
+// store after a while, so sent counts the recent ones.
+type OutboxCounts struct {
+	Pending int `json:"pending"`
+	Sent    int `json:"sent"`
+	Dead    int `json:"dead"`
+}
+
+// OutboxRow is one outbox item (turn.OutboxItem) as listed.
+type OutboxRow struct {
+	ID         string `json:"id"`
+	Kind       string `json:"kind"` // a2a | subagent
+	SessionKey string `json:"sessionKey"`
+	Channel    string `json:"channel"`
+	To         string `json:"to"`
+	AccountID  string `json:"accountId,omitempty"`
+	ThreadID   string `json:"threadId,omitempty"`
+	// Text is the announce, cut to OutboxTextChars characters (and "…")
+	// when longer.
+	Text      string `json:"text"`
+	State     string `json:"state"`
+	Sent      int    `json:"sent"`     // rendered messages delivered
+	Attempts  int    `json:"attempts"` // delivery attempts made
+	LastError string `json:"lastError,omitempty"`
+	CreatedAt int64  `json:"createdAt"`
+	UpdatedAt int64  `json:"updatedAt"`
+}

@@ -57,6 +57,11 @@ type Entry struct {
 	// LastEntryID is the id of the newest transcript line, the parentId of
 	// the next one.
 	LastEntryID string `json:"lastEntryId,omitempty"`
+	// ArchiveAt (epoch ms; 0: never) is when a sub-agent session is
+	// archived: its last turn's commit plus
+	// agents.defaults.subagents.archiveAfterMinutes. Stores treat an entry
+	// past it as absent (shared/dynamo writes it as the item's ttl).
+	ArchiveAt int64 `json:"archiveAt,omitempty"`
 	// Version increases by one on every write; stores use it for
 	// compare-and-set so concurrent writers never lose a field.
 	Version int64 `json:"version"`

@@ -119,14 +119,29 @@ func TestShownKey(t *testing.T) {
 	}
 }
 
+// TestIsSubagent: only agent:<agentId>:subagent:<id> is a sub-agent
+// session's key (it also picks the sub-agent lane, ingest.Lanes).
 func TestIsSubagent(t *testing.T) {
-	for key, want := range map[string]bool{
-		"agent:main:subagent:u1": true, "Agent:Work:SubAgent:U2": true, "agent:main:main": false,
-		"subagent:u1": false, "agent:main:telegram:dm:subagent": false, "cron:subagent": false,
-	} {
-		if got := session.IsSubagent(key); got != want {
-			t.Errorf("IsSubagent(%q) = %v; want %v", key, got, want)
-		}
+	tests := []struct {
+		name string
+		key  string
+		want bool
+	}{
+		{"sub-agent key", "agent:main:subagent:u1", true},
+		{"SubagentKey's own output", session.SubagentKey("Research Bot", "X1"), true},
+		{"not lower-cased", "Agent:Work:SubAgent:U2", true},
+		{"main session", "agent:main:main", false},
+		{"no agent prefix", "subagent:u1", false},
+		{"subagent as a peer id", "agent:main:telegram:dm:subagent", false},
+		{"cron key", "cron:subagent", false},
+		{"empty", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := session.IsSubagent(tt.key); got != tt.want {
+				t.Errorf("IsSubagent(%q) = %v; want %v", tt.key, got, tt.want)
+			}
+		})
 	}
 }
 

@@ -29,7 +29,8 @@ const FailureNotice = "⚠️ Sorry, your message could not be processed, even a
 // session's messages, in order, from the one that failed; attempts are
 // their receive counts). It records each message's failure and, when last
 // (the first of them was on its final receive and goes to the dead-letter
-// queue next), tells the sender once with FailureNotice.
+// queue next), tells the sender once with FailureNotice; a KindDeliver
+// message's outbox item is settled dead instead (no notice).
 //
 // It never fails: a store or channel error is logged, since the messages
 // are retried or dead-lettered either way. Under retries the notice is
@@ -52,6 +53,12 @@ func (p *Processor) Failed(ctx context.Context, msgs []inbound.Message, attempts
 		return
 	}
 	first := msgs[0]
+	if first.Kind == inbound.KindDeliver {
+		// An announce has no sender to tell: its outbox item goes dead,
+		// listed by zero status and the gateway's outbox.list.
+		p.outboxFailed(ctx, first, attempts[0], cause)
+		return
+	}
 	p.log().ErrorContext(ctx, "message failed on its last attempt; it moves to the dead-letter queue",
 		"message", first.ID, "session", first.SessionKey, "attempt", attempts[0], "err", cause)
 	if told {

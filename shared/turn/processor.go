@@ -124,6 +124,9 @@ func (p *Processor) handle(ctx context.Context, m inbound.Message, attempt int, 
 	if err := m.Validate(); err != nil {
 		return err
 	}
+	if m.Kind == inbound.KindDeliver {
+		return p.deliverOutbox(ctx, m, attempt) // an announce: no session turn
+	}
 	if loaded == nil {
 		snap, err := p.Store.Load(ctx, m.SessionKey, m.ID)
 		if err != nil {
@@ -185,6 +188,7 @@ func (p *Processor) turn(ctx context.Context, t *turnState, snap Snapshot, attem
 		return err
 	}
 	history = out.apply(&entry, history, t)
+	archiveSubagent(&entry, t.cfg, m.SessionKey, p.Now().UnixMilli())
 	entry.Version++
 	rec, err := p.commit(ctx, t, entry, Context{SessionID: entry.SessionID, Messages: trimContext(history)}, out, collected)
 	if err != nil {
@@ -280,7 +284,7 @@ func (p *Processor) startSession(ctx context.Context, t *turnState) session.Entr
 	if t.stored == nil {
 		agentID := session.NormalizeAgentID(t.msg.AgentID)
 		p.sessionHooks(ctx, p.Hooks.SessionStart, SessionEvent{SessionKey: t.msg.SessionKey, SessionID: newID, AgentID: agentID, Reason: string(ResetNewKey)})
-		return session.Entry{SessionID: newID}
+		return withSpawnModel(session.Entry{SessionID: newID}, t.msg)
 	}
 	e := *t.stored
 	if t.reset == ResetNone {
@@ -290,7 +294,7 @@ func (p *Processor) startSession(ctx context.Context, t *turnState) session.Entr
 		"old_session_id", e.SessionID, "session_id", newID)
 	p.sessionHooks(ctx, p.Hooks.SessionEnd, SessionEvent{SessionKey: t.msg.SessionKey, SessionID: e.SessionID, AgentID: e.AgentID, Reason: string(t.reset)})
 	p.sessionHooks(ctx, p.Hooks.SessionStart, SessionEvent{SessionKey: t.msg.SessionKey, SessionID: newID, AgentID: e.AgentID, Reason: string(t.reset)})
-	return e.Reset(newID)
+	return withSpawnModel(e.Reset(newID), t.msg)
 }
 
 func (p *Processor) sessionHooks(ctx context.Context, hooks []func(context.Context, SessionEvent), ev SessionEvent) {
@@ -477,6 +481,9 @@ func (p *Processor) deliver(ctx context.Context, m inbound.Message, rec Record) 
 				}
 			}
 		}
+	}
+	if err := p.continueFlow(ctx, m, rec); err != nil {
+		return err
 	}
 	if err := p.Store.Finish(ctx, m.SessionKey, m.ID); err != nil {
 		return fmt.Errorf("finish %s: %w", m.ID, err)

@@ -47,7 +47,7 @@ func (p *Processor) collect(ctx context.Context, msgs []inbound.Message, attempt
 	}
 	first := msgs[0]
 	for _, m := range msgs {
-		if m.Validate() != nil || m.Kind != "" || m.SessionKey != first.SessionKey || m.Channel != first.Channel ||
+		if m.Validate() != nil || m.Kind != "" || m.Flow != nil || m.SessionKey != first.SessionKey || m.Channel != first.Channel ||
 			m.To != first.To || m.ThreadID != first.ThreadID || parseCommand(m.Text, cfg.ResetTriggers()).name != "" {
 			return false, nil
 		}

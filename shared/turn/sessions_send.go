@@ -11,10 +11,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/zero-gateway/zero/shared/config"
+	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/run"
 	"github.com/zero-gateway/zero/shared/session"
 )
 
@@ -37,20 +40,30 @@ const (
 	// maxSendBytes keeps a queued message well inside SQS's 256 KiB, as
 	// the gateway's agent method does.
 	maxSendBytes = 128 << 10
-	// DefaultSendTimeoutSeconds is the spec's default wait (> 0). The
-	// wait is not built: any timeoutSeconds other than 0 is answered as
-	// 0, with a note.
+	// DefaultSendTimeoutSeconds is the wait when timeoutSeconds is
+	// omitted.
 	DefaultSendTimeoutSeconds = 30
+	// MaxSendTimeoutSeconds bounds the wait: the waiting turn holds its
+	// runner slot and its own session's group, so a longer timeoutSeconds
+	// is clamped; the reply still comes back through the reply-back
+	// round, however long the target takes.
+	MaxSendTimeoutSeconds = 60
+	// sendWaitMargin is kept between the wait's end and the run's own
+	// deadline, for the model's next call.
+	sendWaitMargin = 20 * time.Second
 )
 
 // a2aTo is the To of a message sessions_send queues: it is on channel
 // internal, so nothing is delivered anywhere.
 const a2aTo = "a2a"
 
-// sessionsSendTool is sessions_send (the session tools page), fire and
-// forget only: the message goes through the ingest door onto the target
-// session's own FIFO group, never the caller's, and the call answers at
-// once; the caller's turn never waits on the target.
+// sessionsSendTool is sessions_send (the session tools page). The message
+// goes through the ingest door onto the target session's own FIFO group,
+// never the caller's, as round 1 of an agent-to-agent flow (see
+// continueFlow: the reply-back rounds and the announce follow as queued
+// turns, whatever the caller does). With timeoutSeconds 0 the call
+// answers at once; otherwise it waits for the target's run, bounded (see
+// wait), and a wait that expires loses nothing: the flow goes on.
 type sessionsSendTool struct {
 	p       *Processor
 	store   SessionReader
@@ -86,27 +99,30 @@ type sendArgs struct {
 // sendResult is sessions_send's answer.
 type sendResult struct {
 	RunID      string `json:"runId"`
-	Status     string `json:"status"` // "accepted"
+	Status     string `json:"status"` // accepted | ok | timeout | error
 	SessionKey string `json:"sessionKey"`
+	Reply      string `json:"reply,omitempty"`
+	Error      string `json:"error,omitempty"`
 	Note       string `json:"note,omitempty"`
 }
 
-// noWaitNote is the note of a send asked to wait (timeoutSeconds omitted
-// or > 0): the wait is not built.
-const noWaitNote = "not waited for: this deployment only queues (as timeoutSeconds 0); the target's run goes on; " +
-	"read its reply later with sessions_history"
+// timeoutNote tells the agent a wait that expired lost nothing.
+const timeoutNote = "the target's run goes on; its reply comes back to this session in a reply-back round, " +
+	"or read it later with sessions_history"
 
 const sendSchema = `{"type":"object","properties":{` +
 	`"sessionKey":{"type":"string","description":"the target: a session key as sessions_list shows it (\"main\" is this agent's direct chat) or a sessionId"},` +
 	`"message":{"type":"string","description":"the message the target session's agent receives"},` +
-	`"timeoutSeconds":{"type":"integer","minimum":0,"description":"0: queue and return at once. Waiting for the reply is not available yet: any value is treated as 0"}` +
+	`"timeoutSeconds":{"type":"integer","minimum":0,"description":"seconds to wait for the target's reply (default 30, at most 60); 0: queue and return at once"}` +
 	`},"required":["sessionKey","message"],"additionalProperties":false}`
 
 func (s sessionsSendTool) Spec() model.ToolSpec {
 	return model.ToolSpec{
 		Name: sessionsSendName,
 		Description: "Send a message to another session; its agent runs on it with agent-to-agent context. " +
-			"Returns {runId, status: \"accepted\"} at once (the reply is not waited for: read it later with sessions_history).",
+			"Waits up to timeoutSeconds for the reply ({runId, status: \"ok\", reply}; \"timeout\" or \"error\" otherwise); " +
+			"timeoutSeconds 0 returns {runId, status: \"accepted\"} at once. The target's reply also comes back in " +
+			"reply-back rounds (answer exactly REPLY_SKIP to end them), then the target may announce the outcome on its channel.",
 		Schema: json.RawMessage(sendSchema),
 	}
 }
@@ -136,27 +152,94 @@ func (s sessionsSendTool) Run(ctx context.Context, raw json.RawMessage) (string,
 	if err := agentToAgentAllowed(s.view.cfg.Tools.AgentToAgent, s.view.agentID, target); err != nil {
 		return "", err
 	}
-	m := inbound.Message{
-		ID:         sendMessageID(s.caller.ID, key, s.sends.next(key)),
-		AgentID:    target,
-		SessionKey: key,
-		Channel:    inbound.Internal,
-		ChatType:   inbound.Direct,
-		To:         a2aTo,
-		Text:       a.Message,
-		ReceivedAt: s.p.Now().UnixMilli(),
-
-		ExtraSystemPrompt: a2aContext(s.view, s.caller, key),
-	}
+	m := s.firstRound(key, target, a.Message)
 	runID, err := s.ingress.Queue(ctx, m)
 	if err != nil {
 		return "", fmt.Errorf("queue the message for %s: %w", key, err)
 	}
 	res := sendResult{RunID: runID, Status: "accepted", SessionKey: session.ShownKey(s.view.agentID, key, s.view.keys)}
-	if a.TimeoutSeconds == nil || float64(*a.TimeoutSeconds) > 0 {
-		res.Note = noWaitNote
+	if wait := sendTimeout(a.TimeoutSeconds); wait > 0 {
+		s.wait(ctx, &res, wait)
 	}
 	return jsonResult(res)
+}
+
+// firstRound is the message that starts the flow: round 1, run by the
+// target session's agent.
+func (s sessionsSendTool) firstRound(key, target, text string) inbound.Message {
+	id := sendMessageID(s.caller.ID, key, s.sends.next(key))
+	return inbound.Message{
+		ID:         id,
+		AgentID:    target,
+		SessionKey: key,
+		Channel:    inbound.Internal,
+		ChatType:   inbound.Direct,
+		To:         a2aTo,
+		Text:       text,
+		ReceivedAt: s.p.Now().UnixMilli(),
+
+		ExtraSystemPrompt: a2aContext(s.view, s.caller, key),
+		Flow: &inbound.Flow{
+			Kind: inbound.FlowSend, ID: id, Round: 1, MaxTurns: s.view.cfg.Session.AgentToAgent.MaxPingPongTurns,
+			Requester: s.caller.SessionKey, RequesterAgent: s.view.agentID, RequesterChannel: s.caller.Channel,
+			Target: key, TargetAgent: target, Request: text,
+		},
+	}
+}
+
+// sendTimeout is the wait timeoutSeconds asks for: the default when
+// omitted, clamped to MaxSendTimeoutSeconds; 0 for none.
+func sendTimeout(n *number) time.Duration {
+	secs := float64(DefaultSendTimeoutSeconds)
+	if n != nil {
+		secs = float64(*n)
+	}
+	secs = min(max(secs, 0), MaxSendTimeoutSeconds)
+	return time.Duration(secs * float64(time.Second))
+}
+
+// wait polls the target's run record (run.Wait: about one read a second)
+// until it ends or the wait is over, and fills res. The wait is bounded
+// by timeout and by the caller's own deadline less sendWaitMargin, so it
+// can never deadlock: two sessions sending to each other at once (each
+// one's message queued behind the other's waiting turn) both time out,
+// then each answers the other, and the reply-back rounds carry the
+// replies. A retried caller turn queues the same message (same id, same
+// run id) and so waits on the same run, finding it done if it is.
+func (s sessionsSendTool) wait(ctx context.Context, res *sendResult, timeout time.Duration) {
+	runs, ok := s.p.Runs.(runReader)
+	if !ok {
+		res.Note = "not waited for: this deployment keeps no run records; " + timeoutNote
+		return
+	}
+	if deadline, ok := ctx.Deadline(); ok {
+		timeout = min(timeout, time.Until(deadline)-sendWaitMargin)
+	}
+	if timeout <= 0 {
+		res.Status, res.Error, res.Note = run.StatusTimeout, "no time left in this run to wait", timeoutNote
+		return
+	}
+	out, err := run.Wait(ctx, runs, res.RunID, timeout)
+	if err == nil && out.Status == run.StatusOK {
+		rec, gerr := runs.Get(ctx, res.RunID)
+		out.Error, err = "", gerr
+		res.Reply = rec.Reply
+	}
+	switch {
+	case err != nil:
+		res.Status, res.Error, res.Note = run.StatusError, "could not follow the target's run: "+fault.Message(err), timeoutNote
+	case out.Status == run.StatusTimeout:
+		res.Status, res.Error, res.Note = run.StatusTimeout, fmt.Sprintf("no reply within %s", timeout.Round(time.Second)), timeoutNote
+	default:
+		res.Status, res.Error = out.Status, out.Error
+	}
+}
+
+// runReader reads run records: the RunStore of a deployment that keeps
+// them (shared/dynamo's) is one.
+type runReader interface {
+	RunStore
+	run.Getter
 }
 
 // sendMessageID is the id of the n-th message a turn (its message

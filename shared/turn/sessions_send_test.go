@@ -76,6 +76,8 @@ type sendOut struct {
 	RunID      string `json:"runId"`
 	Status     string `json:"status"`
 	SessionKey string `json:"sessionKey"`
+	Reply      string `json:"reply"`
+	Error      string `json:"error"`
 	Note       string `json:"note"`
 }
 
@@ -96,6 +98,11 @@ func sentTo(agentID, key, text string) inbound.Message {
 	return inbound.Message{
 		ID: idOf(key), AgentID: agentID, SessionKey: key, Channel: inbound.Internal, ChatType: inbound.Direct,
 		To: "a2a", Text: text, ExtraSystemPrompt: a2aPrompt(key),
+		Flow: &inbound.Flow{
+			Kind: inbound.FlowSend, ID: idOf(key), Round: 1, MaxTurns: 5,
+			Requester: "agent:main:main", RequesterAgent: "main", RequesterChannel: "telegram",
+			Target: key, TargetAgent: agentID, Request: text,
+		},
 	}
 }
 
@@ -124,10 +131,10 @@ func TestSessionsSend(t *testing.T) {
 		queued  []inbound.Message
 	}{
 		{
-			name: "same agent by key, default timeout: accepted with the note",
+			name: "same agent by key, default timeout but no run records: accepted with the note",
 			args: `{"sessionKey": "` + groupKey + `", "message": "status please"}`,
 			want: &sendOut{RunID: run.NewID(idOf(groupKey)), Status: "accepted", SessionKey: groupKey,
-				Note: "not waited for: this deployment only queues (as timeoutSeconds 0); the target's run goes on; read its reply later with sessions_history"},
+				Note: "not waited for: this deployment keeps no run records; the target's run goes on; its reply comes back to this session in a reply-back round, or read it later with sessions_history"},
 			queued: []inbound.Message{sentTo("main", groupKey, "status please")},
 		},
 		{

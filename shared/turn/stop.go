@@ -16,7 +16,8 @@ import (
 // messages queued behind it, which the FIFO group delivers before the
 // /stop, are dropped while the mark is pending (dropStopped); the /stop
 // itself, processed last, reports the counts and clears the mark
-// (stopCommand). Sub-agent runs are not stopped yet: there are none.
+// (stopCommand), and stops the session's running sub-agents by writing
+// the same mark on their sessions (stopSubagents).
 
 // dropStopped skips m, a message queued before a pending /stop.
 func (p *Processor) dropStopped(ctx context.Context, m inbound.Message, s *Stop) error {
@@ -55,11 +56,26 @@ func (p *Processor) interrupt(t *turnState) func(context.Context) error {
 }
 
 // stopCommand answers the /stop message with what it stopped and clears
-// its mark, so later messages run again.
+// its mark, so later messages run again; it also stops the session's
+// running sub-agents (stopSubagents) and says how many.
 func (p *Processor) stopCommand(ctx context.Context, t *turnState) (string, error) {
+	reply, err := p.stopOwn(ctx, t)
+	if err != nil {
+		return "", err
+	}
+	n, err := p.stopSubagents(ctx, t)
+	if err != nil {
+		return "", err
+	}
+	return withSubagentsStopped(reply, n), nil
+}
+
+// stopOwn clears the /stop's mark and reports what it stopped in the
+// session itself.
+func (p *Processor) stopOwn(ctx context.Context, t *turnState) (string, error) {
 	s := t.stop
 	if s == nil || s.MessageID != t.msg.ID {
-		return "Nothing was running.", nil
+		return nothingRunning, nil
 	}
 	if stops, ok := p.Store.(Stops); ok && s.Pending {
 		if err := stops.StopDone(ctx, t.msg.SessionKey, s.MessageID); err != nil {
@@ -67,10 +83,13 @@ func (p *Processor) stopCommand(ctx context.Context, t *turnState) (string, erro
 		}
 	}
 	if s.Aborted == 0 && s.Dropped == 0 {
-		return "Nothing was running.", nil
+		return nothingRunning, nil
 	}
 	return fmt.Sprintf("⏹️ Stopped %d run(s) and dropped %d queued message(s).", s.Aborted, s.Dropped), nil
 }
+
+// nothingRunning is /stop's reply when it stopped nothing.
+const nothingRunning = "Nothing was running."
 
 // DefaultStopPoll is how often a run reads its session's stop mark while
 // the agent loop is busy (Processor.StopPoll).

@@ -22,7 +22,8 @@ import (
 // block (config.Agent.Sandboxed); a sub-agent's is one whose key is
 // agent:<id>:subagent:<uuid>. sessions_list and sessions_history are
 // provided when the store can read other sessions (SessionReader), and
-// sessions_send when the Processor also has an Ingress.
+// sessions_send when the Processor also has an Ingress; sessions_spawn
+// whenever it has an Ingress (never to a sub-agent: the policy denies it).
 func (p *Processor) tools(ctx context.Context, t *turnState, e session.Entry, ref model.Ref) []agent.Tool {
 	agentCfg, _ := t.cfg.Agent(agentOf(t.msg.SessionKey, e))
 	decision := tool.Decide(t.cfg, tool.Request{AgentID: e.AgentID, Model: ref, Sandbox: agentCfg.Sandboxed, Subagent: session.IsSubagent(t.msg.SessionKey)})
@@ -36,6 +37,9 @@ func (p *Processor) tools(ctx context.Context, t *turnState, e session.Entry, re
 		if p.Ingress != nil {
 			provided = append(provided, sessionsSendTool{p: p, store: store, view: view, ingress: p.Ingress, caller: t.msg, sends: &sendCounter{}})
 		}
+	}
+	if p.Ingress != nil {
+		provided = append(provided, sessionsSpawnTool{p: p, view: view, ingress: p.Ingress, caller: t.msg, entry: e, spawns: &sendCounter{}})
 	}
 	provided = append(provided, agentsListTool{view: view})
 	var allowed []agent.Tool

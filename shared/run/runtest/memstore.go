@@ -76,18 +76,7 @@ func (m *MemStore) Finish(_ context.Context, rec run.Record, events []run.Event)
 		return fault.New(fault.Conflict, "finish run %s as %s: already %s", rec.RunID, rec.Status, stored.Status)
 	}
 	m.put(rec.RunID, events)
-	next := stored
-	next.Status, next.EndedAt = rec.Status, rec.EndedAt
-	if rec.Error != "" {
-		next.Error = rec.Error
-	}
-	if rec.Usage != (run.Usage{}) {
-		next.Usage = rec.Usage
-	}
-	if rec.Model != "" {
-		next.Model = rec.Model
-	}
-	m.runs[rec.RunID] = fill(next, rec)
+	m.runs[rec.RunID] = ended(stored, rec)
 	return nil
 }
 
@@ -161,6 +150,22 @@ func (m *MemStore) put(runID string, events []run.Event) {
 	}
 }
 
+// ended is stored after Finish (or Settle) with rec: the terminal fields
+// from rec, the others kept where stored has them.
+func ended(stored, rec run.Record) run.Record {
+	next := stored
+	next.Status, next.EndedAt = rec.Status, rec.EndedAt
+	for _, f := range []struct{ dst, src *string }{{&next.Error, &rec.Error}, {&next.Model, &rec.Model}, {&next.Reply, &rec.Reply}} {
+		if *f.src != "" {
+			*f.dst = *f.src
+		}
+	}
+	if rec.Usage != (run.Usage{}) {
+		next.Usage = rec.Usage
+	}
+	return fill(next, rec)
+}
+
 // fill returns stored with its empty fields taken from rec: what a write
 // that keeps the stored values (DynamoDB's if_not_exists) does.
 func fill(stored, rec run.Record) run.Record {
@@ -204,17 +209,6 @@ func (m *MemStore) Settle(rec run.Record, events []run.Event) error {
 		m.runs[rec.RunID] = rec
 		return nil
 	}
-	next := stored
-	next.Status, next.EndedAt = rec.Status, rec.EndedAt
-	if rec.Error != "" {
-		next.Error = rec.Error
-	}
-	if rec.Usage != (run.Usage{}) {
-		next.Usage = rec.Usage
-	}
-	if rec.Model != "" {
-		next.Model = rec.Model
-	}
-	m.runs[rec.RunID] = fill(next, rec)
+	m.runs[rec.RunID] = ended(stored, rec)
 	return nil
 }

@@ -231,13 +231,13 @@ func TestStore(t *testing.T, newStore func(t *testing.T) Store) {
 		rec.Status, rec.EndedAt, rec.Error, rec.Usage = run.StatusRunning, 0, "", run.Usage{}
 		start(t, s, rec)
 		// StartedAt 1 in Finish: the stored one stays.
-		done := run.Record{RunID: rec.RunID, Status: run.StatusError, StartedAt: 1, EndedAt: rec.StartedAt + 900, Error: "model unavailable", Usage: run.Usage{Input: 10, Output: 2, Total: 12}, Model: "fallback"}
+		done := run.Record{RunID: rec.RunID, Status: run.StatusError, StartedAt: 1, EndedAt: rec.StartedAt + 900, Error: "model unavailable", Usage: run.Usage{Input: 10, Output: 2, Total: 12}, Model: "fallback", Reply: "partial answer"}
 		evs := events(rec.RunID, 1, 2)
 		if err := s.Finish(ctx, done, evs); err != nil {
 			t.Fatalf("Finish: %v", err)
 		}
 		want := rec
-		want.Status, want.EndedAt, want.Error, want.Usage, want.Model = done.Status, done.EndedAt, done.Error, done.Usage, done.Model
+		want.Status, want.EndedAt, want.Error, want.Usage, want.Model, want.Reply = done.Status, done.EndedAt, done.Error, done.Usage, done.Model, done.Reply
 		wantRecord(t, s, want)
 		wantEvents(t, s, rec.RunID, evs)
 	})

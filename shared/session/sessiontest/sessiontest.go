@@ -440,7 +440,8 @@ func fullEntry(s suite) session.Entry {
 		SystemSent: true, AbortedLastRun: true, Label: "family", SpawnedBy: "agent:" + s.agent + ":main",
 		CompactionCount: 3,
 		AgentID:         s.agent, TranscriptSeq: 9, LastEntryID: "a1b2c3d4",
-		Version: 1,
+		ArchiveAt: 9_999_999_999_000, // far ahead: archived entries read as absent
+		Version:   1,
 	}
 	v := reflect.ValueOf(e)
 	for i := range v.NumField() {

@@ -1,0 +1,138 @@
+// Package cost estimates what a run costs ZERO's own infrastructure at AWS
+// list prices: its counted AWS calls (DynamoDB request units, SQS
+// requests, S3 requests) and its Lambda time. It is core: no AWS import;
+// call counts are keyed "Service.Operation" as shared/awsconfig.Counter
+// names them ("DynamoDB.TransactWriteItems").
+//
+// The result is an estimate, not a bill: request units are inferred per
+// call from ZERO's item sizes (items under 1 KB but the context item),
+// free tiers, storage, data transfer and CloudWatch are left out.
+package cost
+
+import (
+	"sort"
+	"time"
+)
+
+// Prices are AWS list prices in USD (us-east-1).
+type Prices struct {
+	DynamoWriteUnit float64 // one on-demand write request unit
+	DynamoReadUnit  float64 // one on-demand read request unit
+	SQSRequest      float64 // one FIFO queue request
+	S3Put           float64 // one PUT, COPY, POST or LIST request
+	S3Get           float64 // one GET or other read request
+	LambdaGBSecond  float64 // one GB-second of x86 duration
+	LambdaRequest   float64 // one invocation
+}
+
+// ListPrices are the us-east-1 list prices (2025): DynamoDB on-demand
+// $0.625 per million write and $0.125 per million read request units, SQS
+// FIFO $0.50 per million requests, S3 Standard $0.005 per 1,000 PUTs and
+// $0.0004 per 1,000 GETs, Lambda (x86) $0.0000166667 per GB-second and
+// $0.20 per million requests.
+var ListPrices = Prices{
+	DynamoWriteUnit: 0.625e-6,
+	DynamoReadUnit:  0.125e-6,
+	SQSRequest:      0.50e-6,
+	S3Put:           0.005e-3,
+	S3Get:           0.0004e-3,
+	LambdaGBSecond:  0.0000166667,
+	LambdaRequest:   0.20e-6,
+}
+
+// units is what one call of an operation is billed as.
+type units struct {
+	write, read float64 // DynamoDB request units
+	sqs         float64 // SQS requests
+	put, get    float64 // S3 requests
+}
+
+// callUnits are the units of one call of each operation ZERO makes, at
+// ZERO's item sizes: a transaction writes the entry, the context (a few
+// KB, up to 256 KB: taken as 4 KB) and a record, each item billed twice
+// (transactions cost double); a batch read reads the entry, the context
+// and two small items, strongly consistent.
+var callUnits = map[string]units{
+	"DynamoDB.TransactWriteItems": {write: 2 * (1 + 4 + 1)},
+	"DynamoDB.PutItem":            {write: 1},
+	"DynamoDB.UpdateItem":         {write: 1},
+	"DynamoDB.DeleteItem":         {write: 1},
+	"DynamoDB.BatchWriteItem":     {write: 4},
+	"DynamoDB.GetItem":            {read: 1},
+	"DynamoDB.BatchGetItem":       {read: 1 + 4 + 1 + 1},
+	"DynamoDB.Query":              {read: 1},
+	"SQS.SendMessage":             {sqs: 1},
+	"SQS.SendMessageBatch":        {sqs: 1},
+	"SQS.ReceiveMessage":          {sqs: 1},
+	"SQS.DeleteMessage":           {sqs: 1},
+	"SQS.DeleteMessageBatch":      {sqs: 1},
+	"SQS.ChangeMessageVisibility": {sqs: 1},
+	"S3.PutObject":                {put: 1},
+	"S3.ListObjectsV2":            {put: 1},
+	"S3.GetObject":                {get: 1},
+	"S3.HeadObject":               {get: 1},
+}
+
+// Calls prices a count of AWS calls by operation. Operations it does not
+// know (SSM, STS: free at ZERO's volume) cost nothing and are returned,
+// sorted, so a caller can say so.
+func (p Prices) Calls(calls map[string]int) (usd float64, unpriced []string) {
+	for op, n := range calls {
+		u, ok := callUnits[op]
+		if !ok {
+			unpriced = append(unpriced, op)
+			continue
+		}
+		per := u.write*p.DynamoWriteUnit + u.read*p.DynamoReadUnit + u.sqs*p.SQSRequest + u.put*p.S3Put + u.get*p.S3Get
+		usd += float64(n) * per
+	}
+	sort.Strings(unpriced)
+	return usd, unpriced
+}
+
+// Lambda prices invocations of a function of memoryMB running d in all.
+func (p Prices) Lambda(d time.Duration, memoryMB, invocations int) float64 {
+	gbSeconds := float64(memoryMB) / 1024 * d.Seconds()
+	return gbSeconds*p.LambdaGBSecond + float64(invocations)*p.LambdaRequest
+}
+
+// RunnerMemoryMB is the runner function's memory (template.yaml).
+const RunnerMemoryMB = 256
+
+// TurnCalls is the AWS call profile of one plain turn (README,
+// Performance: 5 calls): the message's SendMessage, the runner's
+// BatchGetItem, the transcript part's PutObject, the commit's
+// TransactWriteItems and the record's UpdateItem.
+var TurnCalls = map[string]int{
+	"SQS.SendMessage":             1,
+	"DynamoDB.BatchGetItem":       1,
+	"S3.PutObject":                1,
+	"DynamoDB.TransactWriteItems": 1,
+	"DynamoDB.UpdateItem":         1,
+}
+
+// AnnounceCalls is the AWS call profile of one outbox announce: the item's
+// PutItem and its delivery message's SendMessage, then the delivery's
+// GetItem and settling UpdateItem.
+var AnnounceCalls = map[string]int{
+	"DynamoDB.PutItem":    1,
+	"SQS.SendMessage":     1,
+	"DynamoDB.GetItem":    1,
+	"DynamoDB.UpdateItem": 1,
+}
+
+// Add returns the sum of call counts.
+func Add(counts ...map[string]int) map[string]int {
+	out := map[string]int{}
+	for _, c := range counts {
+		for op, n := range c {
+			out[op] += n
+		}
+	}
+	return out
+}
+
+// Tokens prices a model's tokens at per-million-token prices.
+func Tokens(input, output int64, inputPerM, outputPerM float64) float64 {
+	return float64(input)/1e6*inputPerM + float64(output)/1e6*outputPerM
+}

@@ -1,0 +1,199 @@
+package turn
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/zero-gateway/zero/shared/config"
+	"github.com/zero-gateway/zero/shared/fault"
+	"github.com/zero-gateway/zero/shared/inbound"
+	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/run"
+	"github.com/zero-gateway/zero/shared/session"
+)
+
+// SessionDeleter is the Store capability behind sessions_spawn's cleanup
+// "delete": remove a session's entry and context (its transcript stays).
+// Deleting an absent session succeeds. shared/dynamo's Store and
+// turntest.MemStore are one (session.Deleter).
+type SessionDeleter interface {
+	Delete(ctx context.Context, key string) error
+}
+
+// withSpawnModel applies m.Model ("provider/name", a sessions_spawn
+// model) as the model override of the session m starts; an empty or
+// malformed Model leaves e as is (the spawn checked it).
+func withSpawnModel(e session.Entry, m inbound.Message) session.Entry {
+	if m.Model == "" {
+		return e
+	}
+	if ref, err := model.ParseRef(m.Model); err == nil {
+		e.ProviderOverride, e.ModelOverride = ref.Provider, ref.Name
+	}
+	return e
+}
+
+// archiveSubagent sets a sub-agent session's ArchiveAt to nowMS plus
+// agents.defaults.subagents.archiveAfterMinutes (0: never, ArchiveAt 0).
+// Other sessions are left as they are. Each turn of the session moves it.
+func archiveSubagent(e *session.Entry, cfg *config.Config, key string, nowMS int64) {
+	if !session.IsSubagent(key) {
+		return
+	}
+	e.ArchiveAt = 0
+	if minutes := cfg.Agents.Defaults.Subagents.ArchiveAfterMinutes; minutes > 0 {
+		e.ArchiveAt = nowMS + int64(minutes)*60_000
+	}
+}
+
+// finishSubagent is a sub-agent flow's last step, run after the child's
+// turn m is committed (rec) and before its record is finished: it puts
+// the child's result in the outbox for the requester's chat (the route
+// captured at spawn, Flow.Route) and then, for cleanup "delete", deletes
+// the child session. A reply of exactly ANNOUNCE_SKIP announces nothing;
+// a flow without a route, or one the requester's send policy withholds,
+// is logged and announces nothing.
+//
+// Idempotent: the outbox item's id derives from the flow id (Put keeps
+// the first item, so a replay does not change its text, and the queue
+// deduplicates its delivery message) and deleting an absent session
+// succeeds, so a replay after a crash announces once. Errors (the store,
+// the outbox, the queue) are returned for the step to be retried.
+func (p *Processor) finishSubagent(ctx context.Context, m inbound.Message, rec Record) error {
+	f := m.Flow
+	if f == nil || f.Kind != inbound.FlowSubagent {
+		return nil
+	}
+	if strings.TrimSpace(rec.Reply) == AnnounceSkip {
+		p.log().InfoContext(ctx, "sub-agent announce skipped (ANNOUNCE_SKIP)", "flow", f.ID, "session", m.SessionKey)
+	} else if err := p.announceSubagent(ctx, m, *f, rec); err != nil {
+		return fmt.Errorf("announce sub-agent %s: %w", m.SessionKey, err)
+	}
+	if f.Cleanup != CleanupDelete {
+		return nil
+	}
+	del, ok := p.Store.(SessionDeleter)
+	if !ok {
+		p.log().WarnContext(ctx, "sub-agent cleanup skipped: the store cannot delete sessions", "session", m.SessionKey)
+		return nil
+	}
+	if err := del.Delete(ctx, m.SessionKey); err != nil {
+		return fmt.Errorf("delete sub-agent session %s: %w", m.SessionKey, err)
+	}
+	p.log().InfoContext(ctx, "sub-agent session deleted (cleanup delete)", "session", m.SessionKey, "flow", f.ID)
+	return nil
+}
+
+// announceSubagent puts the announce of the child's run rec in the outbox.
+func (p *Processor) announceSubagent(ctx context.Context, m inbound.Message, f inbound.Flow, rec Record) error {
+	if f.Route == nil {
+		p.log().WarnContext(ctx, "sub-agent announce skipped: the requester had no chat to announce to", "flow", f.ID, "requester", f.Requester)
+		return nil
+	}
+	cfg, err := p.config(ctx)
+	if err != nil {
+		return err
+	}
+	allowed, err := p.requesterAllows(ctx, cfg, f)
+	if err != nil || !allowed {
+		return err
+	}
+	child, err := p.readEntry(ctx, m.SessionKey)
+	if err != nil {
+		return err
+	}
+	r := *f.Route
+	return p.announce(ctx, OutboxItem{
+		ID: flowStepID(f.ID, OutboxSubagent, 0), Kind: OutboxSubagent, SessionKey: m.SessionKey,
+		Delivery: session.DeliveryContext{Channel: r.Channel, To: r.To, AccountID: r.AccountID, ThreadID: r.ThreadID},
+		Text:     subagentAnnounce(cfg, f, m.SessionKey, child, rec, p.Now()),
+	})
+}
+
+// requesterAllows applies the send policy of the requester's session to
+// the announce (its entry's channel and chat type, else the route's).
+func (p *Processor) requesterAllows(ctx context.Context, cfg *config.Config, f inbound.Flow) (bool, error) {
+	e, err := p.readEntry(ctx, f.Requester)
+	if err != nil {
+		return false, err
+	}
+	channel := e.Channel
+	if channel == "" {
+		channel = f.Route.Channel
+	}
+	if cfg.SendPolicy().Allows(f.Requester, channel, e.ChatType, e.SendPolicy) {
+		return true, nil
+	}
+	p.log().InfoContext(ctx, "sub-agent announce withheld by the requester's send policy", "flow", f.ID, "requester", f.Requester)
+	return false, nil
+}
+
+// readEntry reads key's entry where the store can; absent (or a store
+// that cannot read other sessions) is the zero entry.
+func (p *Processor) readEntry(ctx context.Context, key string) (session.Entry, error) {
+	reader, ok := p.Store.(SessionReader)
+	if !ok || key == "" {
+		return session.Entry{}, nil
+	}
+	e, err := reader.Get(ctx, key)
+	if fault.Is(err, fault.NotFound) {
+		return session.Entry{}, nil
+	}
+	if err != nil {
+		return session.Entry{}, fmt.Errorf("read session %s: %w", key, err)
+	}
+	return e, nil
+}
+
+// subagentAnnounce is the announce text of the child session key (entry
+// child) whose run ended as rec:
+//
+//	Status: <ok|error|timeout|aborted: the run's outcome, never the model's text>
+//	Result: <the reply>
+//	Notes: <label, cleanup, ...>
+//	Stats: runtime · tokens · session and id · transcript · cost
+func subagentAnnounce(cfg *config.Config, f inbound.Flow, key string, child session.Entry, rec Record, now time.Time) string {
+	result := strings.TrimSpace(rec.Reply)
+	if result == "" {
+		result = "(no reply)"
+	}
+	return strings.Join([]string{
+		"Status: " + subagentStatus(rec.Outcome),
+		"Result: " + result,
+		"Notes: " + subagentNotes(f, rec.Outcome),
+		subagentStats(cfg, f, key, child, rec, now),
+	}, "\n")
+}
+
+// subagentStatus is the announce's status: the run's outcome.
+func subagentStatus(outcome string) string {
+	switch outcome {
+	case run.StatusOK, run.StatusError, run.StatusTimeout, run.StatusAborted:
+		return outcome
+	case "":
+		return "ok (no model run)"
+	}
+	return "unknown (" + outcome + ")"
+}
+
+func subagentNotes(f inbound.Flow, outcome string) string {
+	var notes []string
+	if f.Label != "" {
+		notes = append(notes, fmt.Sprintf("label %q", f.Label))
+	}
+	switch outcome {
+	case run.StatusTimeout:
+		notes = append(notes, "the run hit its time limit")
+	case run.StatusAborted:
+		notes = append(notes, "the run was stopped (/stop)")
+	}
+	if f.Cleanup == CleanupDelete {
+		notes = append(notes, "the sub-agent session is deleted after this announce (its transcript stays)")
+	}
+	if len(notes) == 0 {
+		return "none"
+	}
+	return strings.Join(notes, "; ")
+}

@@ -1,0 +1,100 @@
+package turn
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/zero-gateway/zero/shared/config"
+	"github.com/zero-gateway/zero/shared/cost"
+	"github.com/zero-gateway/zero/shared/inbound"
+	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/session"
+)
+
+// subagentInvocations are the runner invocations of a sub-agent's run:
+// its turn and its announce's delivery.
+const subagentInvocations = 2
+
+// subagentStats is the announce's stats line: runtime (now − the spawn),
+// tokens in/out/total of the run, the child's session key and id, its
+// transcript path, and the cost: the model's tokens at the configured
+// price (models.providers.<provider>.models[].cost) when there is one,
+// and ZERO's own infrastructure estimated ("≈") from the per-turn AWS
+// call profile (cost.TurnCalls plus cost.AnnounceCalls) and the runtime
+// taken as the runner's Lambda time, at AWS list prices.
+func subagentStats(cfg *config.Config, f inbound.Flow, key string, child session.Entry, rec Record, now time.Time) string {
+	runtime := time.Duration(0)
+	if f.StartedAt > 0 {
+		runtime = max(now.Sub(time.UnixMilli(f.StartedAt)), 0)
+	}
+	u := rec.Usage
+	total := u.Total
+	if total == 0 {
+		total = u.Input + u.Output
+	}
+	parts := []string{
+		"runtime " + shortDuration(runtime),
+		fmt.Sprintf("tokens %d in / %d out / %d total", u.Input, u.Output, total),
+		"session " + key + sessionIDNote(child),
+	}
+	if child.SessionID != "" {
+		parts = append(parts, "transcript "+session.TranscriptPath(key, child))
+	}
+	parts = append(parts, "cost "+modelCost(cfg, child, u.Input, u.Output)+", "+infraCost(runtime))
+	return "Stats: " + strings.Join(parts, " · ")
+}
+
+func sessionIDNote(e session.Entry) string {
+	if e.SessionID == "" {
+		return ""
+	}
+	return " (id " + e.SessionID + ")"
+}
+
+// modelCost prices the run's tokens for the model that answered last in
+// the child session, when its price is configured.
+func modelCost(cfg *config.Config, child session.Entry, in, out int64) string {
+	ref := model.Ref{Provider: child.ModelProvider, Name: child.Model}
+	if ref.Provider == "" || ref.Name == "" {
+		return "model n/a"
+	}
+	price, ok := cfg.ModelCost(ref)
+	if !ok {
+		return "model n/a (no price for " + ref.String() + " in models.providers)"
+	}
+	return "model " + usd(cost.Tokens(in, out, price.Input, price.Output)) + " (" + ref.String() + ")"
+}
+
+// infraCost estimates ZERO's own AWS cost of the run.
+func infraCost(runtime time.Duration) string {
+	calls := cost.Add(cost.TurnCalls, cost.AnnounceCalls)
+	n := 0
+	for _, c := range calls {
+		n += c
+	}
+	awsUSD, _ := cost.ListPrices.Calls(calls)
+	lambdaUSD := cost.ListPrices.Lambda(runtime, cost.RunnerMemoryMB, subagentInvocations)
+	return fmt.Sprintf("ZERO infra ≈%s (≈%d AWS calls, %d Lambda invocations of %d MB, ≤%s)",
+		usd(awsUSD+lambdaUSD), n, subagentInvocations, cost.RunnerMemoryMB, shortDuration(runtime))
+}
+
+// usd formats an amount in dollars, in decimals (never an exponent), with
+// at least two significant digits: $0.0030, $0.000058, $1.2500.
+func usd(v float64) string {
+	if v <= 0 {
+		return "$0"
+	}
+	decimals := max(4, int(math.Ceil(-math.Log10(v)))+1)
+	return fmt.Sprintf("$%.*f", decimals, v)
+}
+
+// shortDuration is d rounded to the second (to the millisecond under one
+// second).
+func shortDuration(d time.Duration) string {
+	if d < time.Second {
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
+}

@@ -1,0 +1,127 @@
+package turn
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/zero-gateway/zero/shared/fault"
+	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/run"
+	"github.com/zero-gateway/zero/shared/session"
+)
+
+// StopMarker is the Store capability behind /stop's sub-agent stop: write
+// a session's stop mark (ingest.StopMarker; dynamo.Store and
+// turntest.MemStore are one). A mark of the same /stop message already
+// there is left as it is, so writing it again is harmless.
+type StopMarker interface {
+	MarkStop(ctx context.Context, key string, s Stop) error
+}
+
+// RunReader reads a run's record (dynamo's RunStore and runtest.MemStore
+// are one); a missing run is fault.NotFound.
+type RunReader interface {
+	Get(ctx context.Context, runID string) (run.Record, error)
+}
+
+// spawned is one sub-agent a session's sessions_spawn started.
+type spawned struct {
+	key   string
+	runID string
+}
+
+// stopSubagents stops the running sub-agents of the /stop's session and
+// returns how many: each sub-agent its context shows a sessions_spawn of
+// (the tool results name the child's key and run) whose run is not
+// terminal gets the /stop's mark (Stop{MessageID: the /stop, Pending}),
+// which ends its run at its next check as a /stop in its own session
+// would, or drops its task if it has not started yet.
+//
+// Where the run store cannot be read (no RunReader), a child counts as
+// running while it has no session entry (a child's entry is written when
+// its first run commits). Sub-agents whose spawn the context no longer
+// holds (compacted or trimmed away) are not found. Idempotent: a retried
+// /stop writes the same marks. It needs a StopMarker store; without one
+// it stops nothing.
+func (p *Processor) stopSubagents(ctx context.Context, t *turnState) (int, error) {
+	marker, ok := p.Store.(StopMarker)
+	if !ok {
+		return 0, nil
+	}
+	snap, err := p.Store.Load(ctx, t.msg.SessionKey, t.msg.ID)
+	if err != nil {
+		return 0, fmt.Errorf("load %s for its sub-agents: %w", t.msg.SessionKey, err)
+	}
+	if snap.Context == nil {
+		return 0, nil
+	}
+	mark := Stop{MessageID: t.msg.ID, At: p.Now().UnixMilli(), Pending: true}
+	n := 0
+	for _, c := range spawnedBy(snap.Context.Messages) {
+		running, err := p.subagentRunning(ctx, c)
+		if err != nil {
+			return 0, err
+		}
+		if !running {
+			continue
+		}
+		if err := marker.MarkStop(ctx, c.key, mark); err != nil {
+			return 0, fmt.Errorf("stop sub-agent %s: %w", c.key, err)
+		}
+		p.log().InfoContext(ctx, "sub-agent stopped", "session", t.msg.SessionKey, "subagent", c.key, "stop", t.msg.ID)
+		n++
+	}
+	return n, nil
+}
+
+// spawnedBy returns the sub-agents the sessions_spawn results in msgs
+// started, each once, in order.
+func spawnedBy(msgs []model.Message) []spawned {
+	var out []spawned
+	seen := map[string]bool{}
+	for _, m := range msgs {
+		if m.Role != model.ToolResult || m.ToolName != sessionsSpawnName || m.IsError {
+			continue
+		}
+		var res spawnResult
+		if json.Unmarshal([]byte(m.Content), &res) != nil || !session.IsSubagent(res.ChildSessionKey) || seen[res.ChildSessionKey] {
+			continue
+		}
+		seen[res.ChildSessionKey] = true
+		out = append(out, spawned{key: res.ChildSessionKey, runID: res.RunID})
+	}
+	return out
+}
+
+// subagentRunning reports whether c's run has not ended: its run record
+// is running or not written yet (the task is still queued).
+func (p *Processor) subagentRunning(ctx context.Context, c spawned) (bool, error) {
+	if runs, ok := p.Runs.(RunReader); ok && c.runID != "" {
+		rec, err := runs.Get(ctx, c.runID)
+		switch {
+		case fault.Is(err, fault.NotFound):
+			return true, nil
+		case err != nil:
+			return false, fmt.Errorf("read run %s of sub-agent %s: %w", c.runID, c.key, err)
+		}
+		return !run.Terminal(rec.Status), nil
+	}
+	e, err := p.readEntry(ctx, c.key)
+	if err != nil {
+		return false, err
+	}
+	return e.SessionID == "", nil
+}
+
+// withSubagentsStopped adds the count of stopped sub-agents to the /stop's
+// reply; with none the reply is as it was.
+func withSubagentsStopped(reply string, n int) string {
+	switch {
+	case n == 0:
+		return reply
+	case reply == nothingRunning:
+		return fmt.Sprintf("⏹️ Stopped. %d sub-agent(s) stopped.", n)
+	}
+	return fmt.Sprintf("%s %d sub-agent(s) stopped.", reply, n)
+}
