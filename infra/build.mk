@@ -7,7 +7,7 @@ GO ?= go
 LAMBDA_GOFLAGS := -tags lambda.norpc -trimpath -ldflags='-s -w'
 LAMBDA_GOENV := GOOS=linux GOARCH=arm64 CGO_ENABLED=0
 
-.PHONY: build-TelegramWebhook build-Runner build-Gateway build-Hooks build-DiscordInteractions lambda-artifacts-dir
+.PHONY: build-TelegramWebhook build-Runner build-Gateway build-Hooks build-DiscordInteractions build-Cron lambda-artifacts-dir
 
 lambda-artifacts-dir:
 	@test -n "$(ARTIFACTS_DIR)" || { echo "ARTIFACTS_DIR is not set (sam build sets it)" >&2; exit 1; }
@@ -26,3 +26,6 @@ build-Hooks: lambda-artifacts-dir
 
 build-DiscordInteractions: lambda-artifacts-dir
 	$(LAMBDA_GOENV) $(GO) build $(LAMBDA_GOFLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/discord-interactions
+
+build-Cron: lambda-artifacts-dir
+	$(LAMBDA_GOENV) $(GO) build $(LAMBDA_GOFLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/cron

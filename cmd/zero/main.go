@@ -48,6 +48,7 @@ var commands = map[string]command{
 	"discord":  {summary: "register the slash commands (register-commands --guild ID --dry-run --json), how to set the endpoint (set-endpoint --url URL)", run: runDiscord},
 	"telegram": {summary: "point the Telegram bot at the webhook (set-webhook --url PUBLIC_URL --secret S --token T --drop-pending)", run: runTelegram},
 	"secrets":  {summary: "set a secret from stdin, never argv (set NAME --stack STACK < value), or list which are set (list --stack STACK)", run: runSecrets},
+	"cron":     {summary: "cron jobs through the gateway (list --all | add --name N --every 1h --message TEXT | rm ID | run ID | runs ID)", run: runCron},
 	"dlq":      {summary: "the dead-letter queue: what failed and why, and moving it back (list | redrive --dry-run)", run: runDLQ},
 }
 

@@ -5,8 +5,12 @@
 //
 // Environment: ZERO_GATEWAY_TOKEN_PARAMETER (the SSM SecureString parameter
 // holding the bearer token, at least 32 characters: read at cold start and
-// again every ZERO_SECRETS_TTL; not set: every call is refused), ZERO_TABLE, ZERO_BUCKET, ZERO_QUEUE_URL, ZERO_CONFIG_PARAMETER and
-// ZERO_CONFIG_TTL.
+// again every ZERO_SECRETS_TTL; not set: every call is refused), ZERO_TABLE, ZERO_BUCKET, ZERO_QUEUE_URL, ZERO_SUBAGENT_QUEUE_URL
+// (optional: the sub-agent lane), ZERO_CONFIG_PARAMETER and ZERO_CONFIG_TTL;
+// for cron, ZERO_CRON_GROUP (the stack's schedule group),
+// ZERO_CRON_TARGET_ARN (the cron function) and ZERO_CRON_ROLE_ARN (the
+// role Scheduler invokes it as): without them cron jobs are stored but
+// get no schedule.
 package main
 
 import (
@@ -17,19 +21,22 @@ import (
 	"os"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	awsscheduler "github.com/aws/aws-sdk-go-v2/service/scheduler"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
+	"github.com/zero-gateway/zero/functions/internal/ingress"
 	"github.com/zero-gateway/zero/shared/awsconfig"
 	"github.com/zero-gateway/zero/shared/dynamo"
 	"github.com/zero-gateway/zero/shared/gateway"
 	"github.com/zero-gateway/zero/shared/httpapi"
 	"github.com/zero-gateway/zero/shared/lambdalog"
 	"github.com/zero-gateway/zero/shared/s3store"
+	"github.com/zero-gateway/zero/shared/scheduler"
 	"github.com/zero-gateway/zero/shared/secret"
-	"github.com/zero-gateway/zero/shared/sqsqueue"
 	"github.com/zero-gateway/zero/shared/ssmparam"
 	"github.com/zero-gateway/zero/shared/transcript"
 )
@@ -74,14 +81,20 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 	local := os.Getenv("AWS_ENDPOINT_URL") != "" || os.Getenv("AWS_ENDPOINT_URL_S3") != ""
 	s3Client := s3.NewFromConfig(awsCfg, func(o *s3.Options) { o.UsePathStyle = local })
 	store := dynamo.New(dynamodb.NewFromConfig(awsCfg), env["ZERO_TABLE"])
+	lanes, _, err := ingress.Lanes(sqs.NewFromConfig(awsCfg))
+	if err != nil {
+		return nil, err
+	}
 	deps := gateway.Deps{
 		Settings:    settings,
 		Config:      ssmparam.New(ssm.NewFromConfig(awsCfg), env["ZERO_CONFIG_PARAMETER"]),
 		Sessions:    store,
 		Runs:        store.Runs(),
 		Transcripts: transcript.NewLog(s3store.New(s3Client, env["ZERO_BUCKET"])),
-		Queue:       sqsqueue.New(sqs.NewFromConfig(awsCfg), env["ZERO_QUEUE_URL"]),
-		Stops:       store, // agent/chat.send mark a /stop the moment it arrives
+		Queue:       lanes,          // a sub-agent session's run on the sub-agent lane (ZERO_SUBAGENT_QUEUE_URL)
+		Stops:       store,          // agent/chat.send mark a /stop the moment it arrives
+		Outbox:      store.Outbox(), // outbox.list: announces pending, sent, dead
+		Cron:        cronDeps(awsCfg, store, logger),
 		Store: fmt.Sprintf("dynamodb table %s, s3 bucket %s, config parameter %s",
 			env["ZERO_TABLE"], env["ZERO_BUCKET"], env["ZERO_CONFIG_PARAMETER"]),
 		Now: time.Now,
@@ -102,4 +115,18 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 			"parameter", secrets.Parameter(secret.GatewayToken.Name))
 	}
 	return httpapi.Rotating(api, logger, "gateway: token unreadable", `{"ok":false,"error":{"code":"unavailable","message":"try again"}}`), nil
+}
+
+// cronDeps is the cron store on the table and, when the environment names
+// the schedule group, target and role, the jobs' schedules on EventBridge
+// Scheduler.
+func cronDeps(awsCfg aws.Config, store *dynamo.Store, logger *slog.Logger) *gateway.CronDeps {
+	d := &gateway.CronDeps{Store: store.Cron()}
+	group, target, role := os.Getenv("ZERO_CRON_GROUP"), os.Getenv("ZERO_CRON_TARGET_ARN"), os.Getenv("ZERO_CRON_ROLE_ARN")
+	if group == "" || target == "" || role == "" {
+		logger.Warn("cron: ZERO_CRON_GROUP, ZERO_CRON_TARGET_ARN or ZERO_CRON_ROLE_ARN not set; jobs are stored but never fire")
+		return d
+	}
+	d.Schedules = scheduler.New(awsscheduler.NewFromConfig(awsCfg), scheduler.Config{Group: group, TargetARN: target, RoleARN: role})
+	return d
 }

@@ -1,5 +1,6 @@
-// Command runner is the Lambda that consumes the FIFO work queue and runs
-// each inbound message as one turn of its session (shared/turn).
+// Command runner is the Lambda that consumes the FIFO work queue and the
+// sub-agent queue (two event source mappings, one per lane) and runs each
+// inbound message as one turn of its session (shared/turn).
 //
 // Its secrets (the bot token, the OpenAI and Anthropic keys) are SSM
 // SecureString parameters named by TELEGRAM_BOT_TOKEN_PARAMETER,
@@ -25,6 +26,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
+	"github.com/zero-gateway/zero/functions/internal/ingress"
 	"github.com/zero-gateway/zero/shared/anthropic"
 	"github.com/zero-gateway/zero/shared/awsconfig"
 	"github.com/zero-gateway/zero/shared/discord"
@@ -132,15 +134,36 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 	// A session's consecutive messages go together, so queue mode collect
 	// can answer them as one turn; different sessions run concurrently.
 	consumer.Handler, consumer.Failed = proc.HandleGroup, proc.Failed
-	if url := os.Getenv("ZERO_QUEUE_URL"); url != "" {
-		queue := sqsqueue.New(sqs.NewFromConfig(awsCfg), url)
-		consumer.Delayer = queue
-		// sessions_send queues for other sessions through the ingest door.
-		proc.Ingress = operatorDoor{ingest.NewDoor(ingest.Deps{Settings: settings, Queue: queue, Stops: store})}
+	if os.Getenv("ZERO_QUEUE_URL") != "" {
+		// The lanes: the work queue, and the sub-agent queue where
+		// ZERO_SUBAGENT_QUEUE_URL names it (README, Queue modes and lanes).
+		lanes, queues, err := ingress.Lanes(sqs.NewFromConfig(awsCfg))
+		if err != nil {
+			return nil, err
+		}
+		queue := queues[0]
+		// A failed record is delayed on the queue it came from.
+		consumer.Delayer, consumer.Delayers = queue, delayersOf(queues)
+		// sessions_send and sessions_spawn queue for other sessions through
+		// the ingest door, a sub-agent's session on the sub-agent lane.
+		proc.Ingress = operatorDoor{ingest.NewDoor(ingest.Deps{Settings: settings, Queue: lanes, Stops: store})}
+		// Announces are kept in the outbox and delivered from their own
+		// KindDeliver messages on this queue.
+		proc.Outbox, proc.Work = store.Outbox(), queue
 	} else {
-		logger.Warn("ZERO_QUEUE_URL is not set: a failed message waits for the queue's visibility timeout instead of a backoff, and sessions_send is not offered")
+		logger.Warn("ZERO_QUEUE_URL is not set: a failed message waits for the queue's visibility timeout instead of a backoff, sessions_send is not offered, and announces are dropped (no outbox)")
 	}
 	return &app{proc: proc, consumer: consumer}, nil
+}
+
+// delayersOf maps each queue's name to the queue, for
+// sqsqueue.Consumer.Delayers.
+func delayersOf(queues []*sqsqueue.Queue) map[string]sqsqueue.Delayer {
+	out := make(map[string]sqsqueue.Delayer, len(queues))
+	for _, q := range queues {
+		out[q.Name()] = q
+	}
+	return out
 }
 
 // loadSecrets reads the runner's secrets once, at cold start (one

@@ -106,6 +106,12 @@ type State struct {
 	LastStatus     string `json:"lastStatus,omitempty"`
 	LastError      string `json:"lastError,omitempty"`
 	LastDurationMs int64  `json:"lastDurationMs,omitempty"`
+	// LastRunID is the run the last fire queued (run.NewID of its message
+	// id): the run the next fire checks for overlap. ZERO's field.
+	LastRunID string `json:"lastRunId,omitempty"`
+	// LastFireKey is the fire key (FireKey) of the last fire handled,
+	// queued or skipped, so a redelivered fire is recognised. ZERO's field.
+	LastFireKey string `json:"lastFireKey,omitempty"`
 }
 
 // jobIDPattern: the id is part of a session key, a table key and a

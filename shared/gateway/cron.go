@@ -16,6 +16,9 @@ import (
 // every cron method answers 501 "cron is not configured".
 type CronDeps struct {
 	Store cron.Store // required
+	// Schedules keeps one schedule per job (shared/scheduler on
+	// EventBridge Scheduler). nil: jobs are stored but never fire.
+	Schedules cron.Schedules
 	// NewID makes the id of a job added without one and the fire key of
 	// a cron.run; nil: a random UUID.
 	NewID func() string
@@ -117,6 +120,18 @@ func (g *gateway) cronAdd(ctx context.Context, params json.RawMessage) (any, err
 		return nil, paramsPrefix(err)
 	}
 	if err := store.Put(ctx, j, cron.Create); err != nil {
+		if !fault.Is(err, fault.Conflict) {
+			return nil, err
+		}
+		// A retried add (the first stored the job, then its sync failed)
+		// finds the same job: sync it again and answer as the first would.
+		old, gerr := store.Get(ctx, j.ID)
+		if gerr != nil || !sameJob(old, j) {
+			return nil, err
+		}
+		j = old
+	}
+	if err := g.syncSchedule(ctx, j); err != nil {
 		return nil, err
 	}
 	return j, nil
@@ -141,6 +156,9 @@ func (g *gateway) cronUpdate(ctx context.Context, params json.RawMessage) (any, 
 	if err := store.Put(ctx, j, cron.Replace); err != nil {
 		return nil, err
 	}
+	if err := g.syncSchedule(ctx, j); err != nil {
+		return nil, err
+	}
 	return j, nil
 }
 
@@ -153,6 +171,14 @@ func (g *gateway) cronRemove(ctx context.Context, params json.RawMessage) (any, 
 	store, j, err := g.cronJob(ctx, p.ID)
 	if err != nil {
 		return nil, err
+	}
+	// The schedule first: a failure after it leaves a stored job without
+	// a schedule, which a retried remove completes; never a schedule
+	// firing for a job that is gone.
+	if g.Cron.Schedules != nil {
+		if err := g.Cron.Schedules.Delete(ctx, j.ID); err != nil {
+			return nil, err
+		}
 	}
 	if err := store.Delete(ctx, j.ID); err != nil {
 		return nil, err
@@ -226,6 +252,9 @@ func (g *gateway) cronRuns(ctx context.Context, params json.RawMessage) (any, er
 	}
 	if runs == nil {
 		runs = []cron.RunRecord{}
+	}
+	for i := range runs {
+		g.settleRun(ctx, &runs[i])
 	}
 	return CronRunsResult{Entries: runs}, nil
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -85,6 +86,12 @@ type Consumer struct {
 	MaxReceives int           // the queue's maxReceiveCount; 0: unknown, no record is treated as last
 	Backoff     Backoff
 	Delayer     Delayer // nil: failed records wait for the queue's visibility timeout
+	// Delayers, for a function fed by several queues (the runner's lanes),
+	// maps a queue's name to the Delayer of that queue: a failed record is
+	// delayed on the queue it came from, named by the last field of its
+	// EventSourceARN (arn:aws:sqs:<region>:<account>:<name>; see
+	// QueueName). A record whose queue is not in it uses Delayer.
+	Delayers map[string]Delayer
 	// Failed is told about each group's failed run: its decodable
 	// records from the failed one on, in order, with their receive
 	// counts; last reports that the first of them was on its last
@@ -308,20 +315,43 @@ func (c *Consumer) report(ctx context.Context, rest []events.SQSMessage, last bo
 	}
 }
 
-// release schedules the records' next delivery. A failure is only logged:
-// the records then come back after the queue's visibility timeout.
+// release schedules the records' next delivery, each on the queue it
+// came from (see Consumer.Delayers). A failure is only logged: the records
+// then come back after the queue's visibility timeout.
 func (c *Consumer) release(ctx context.Context, recs []events.SQSMessage, d time.Duration) {
-	if c.Delayer == nil {
-		return
+	var order []string // queue names in first-seen order, for stable calls
+	receipts := map[string][]string{}
+	for _, r := range recs {
+		name := QueueName(r.EventSourceARN)
+		if _, ok := c.Delayers[name]; !ok {
+			name = "" // the default Delayer
+		}
+		if _, seen := receipts[name]; !seen {
+			order = append(order, name)
+		}
+		receipts[name] = append(receipts[name], r.ReceiptHandle)
 	}
-	receipts := make([]string, len(recs))
-	for i, r := range recs {
-		receipts[i] = r.ReceiptHandle
+	for _, name := range order {
+		delayer := c.Delayer
+		if name != "" {
+			delayer = c.Delayers[name]
+		}
+		if delayer == nil {
+			continue
+		}
+		if err := delayer.Delay(ctx, receipts[name], d); err != nil {
+			c.log().ErrorContext(ctx, "could not schedule the retry; the records return after the queue's visibility timeout",
+				"records", len(receipts[name]), "queue", name, "err", err)
+		}
 	}
-	if err := c.Delayer.Delay(ctx, receipts, d); err != nil {
-		c.log().ErrorContext(ctx, "could not schedule the retry; the records return after the queue's visibility timeout",
-			"records", len(recs), "err", err)
-	}
+}
+
+// QueueName returns the queue's name from its ARN
+// (arn:aws:sqs:<region>:<account>:<name>) or its URL
+// (https://sqs.<region>.amazonaws.com/<account>/<name>, or an emulator's
+// http://host/<account>/<name>): the part after the last ':' or '/'.
+func QueueName(arnOrURL string) string {
+	return arnOrURL[strings.LastIndexAny(arnOrURL, ":/")+1:]
 }
 
 func (c *Consumer) log() *slog.Logger {

@@ -43,6 +43,9 @@ func New(client *sqs.Client, queueURL string) *Queue {
 	return &Queue{client: client, url: queueURL}
 }
 
+// Name is the queue's name, the last part of its URL (see QueueName).
+func (q *Queue) Name() string { return QueueName(q.url) }
+
 // Enqueue validates m and sends it as JSON, with one SendMessage call.
 //
 // Idempotent within SQS's 5-minute deduplication window: enqueueing the

@@ -120,6 +120,10 @@ type Options struct {
 	// PollWait is the SQS long-poll wait of the event source mappings,
 	// whole seconds from 1 to 20. Default 20 s.
 	PollWait time.Duration
+	// CronTick is how often the local Scheduler emulation looks for due
+	// schedules in the template's schedule groups (see firing). Default
+	// 1 s; Scheduler's own precision is a minute.
+	CronTick time.Duration
 	// PoolSizes sets the number of RIE processes per function logical id.
 	// Default 8 for functions behind an event source mapping, 2 for
 	// functions behind HTTP routes, else 1.
@@ -171,6 +175,7 @@ type Stack struct {
 	iam       *recorder
 	pollStop  context.CancelFunc
 	pollers   sync.WaitGroup
+	firing    *firingLoop
 	closeOnce sync.Once
 }
 
@@ -209,6 +214,7 @@ func Start(ctx context.Context, opts Options) (st *Stack, err error) {
 	}
 	s.startFront()
 	s.startPollers()
+	s.startFiring()
 	return s, nil
 }
 
@@ -470,6 +476,7 @@ func (s *Stack) Close() error {
 		if s.pollStop != nil {
 			s.pollStop()
 		}
+		s.stopFiring()
 		if s.server != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 			if err := s.server.Shutdown(ctx); err != nil {

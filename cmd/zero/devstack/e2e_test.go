@@ -36,6 +36,10 @@ type fakeTelegram struct {
 	token string
 	mu    sync.Mutex
 	sent  []sendMessage
+	// failOnce, when set, answers 500 once to each sendMessage whose text
+	// contains it (a Telegram outage at that moment).
+	failOnce string
+	failed   map[string]bool
 }
 
 type sendMessage struct {
@@ -61,6 +65,15 @@ func newFakeTelegram(t *testing.T, token string) *fakeTelegram {
 			return
 		}
 		f.mu.Lock()
+		if f.failOnce != "" && strings.Contains(m.Text, f.failOnce) && !f.failed[m.Text] {
+			if f.failed == nil {
+				f.failed = map[string]bool{}
+			}
+			f.failed[m.Text] = true
+			f.mu.Unlock()
+			http.Error(w, `{"ok":false,"error_code":500,"description":"Internal Server Error"}`, http.StatusInternalServerError)
+			return
+		}
 		f.sent = append(f.sent, m)
 		n := len(f.sent)
 		f.mu.Unlock()

@@ -127,13 +127,17 @@ func (s *Stack) functionEnv(fn provision.Function, bootstrap string) []string {
 // process, and the machine has few cores.
 const maxLocalPool = 20
 
-// poolSize is Options.PoolSizes[id], else, for a function behind an event
-// source mapping, the mapping's MaximumConcurrency (8 without one; at most
-// maxLocalPool), 2 behind HTTP routes, 1 otherwise.
+// poolSize is Options.PoolSizes[id], else, for a function behind event
+// source mappings, the sum over its mappings of each one's
+// MaximumConcurrency (8 without one; each at most maxLocalPool), 2 behind
+// HTTP routes, 1 otherwise. The sum keeps the lanes apart as in Lambda: a
+// mapping never runs more pollers than its cap (startPollers), so one
+// lane's full load never leaves another waiting for a process.
 func (s *Stack) poolSize(id string) int {
 	if n, ok := s.opts.PoolSizes[id]; ok && n > 0 {
 		return n
 	}
+	n := 0
 	for _, es := range s.Resources.EventSources {
 		if es.Function == id {
 			// Lambda scales a FIFO mapping's invocations up to its
@@ -141,11 +145,11 @@ func (s *Stack) poolSize(id string) int {
 			// sessions arrives as many small batches (FIFO mappings have
 			// no batching window): one process per invocation, so a burst
 			// runs at once here too.
-			if es.MaximumConcurrency > 0 {
-				return min(es.MaximumConcurrency, maxLocalPool)
-			}
-			return 8
+			n += mappingPool(es)
 		}
+	}
+	if n > 0 {
+		return n
 	}
 	for _, r := range s.Resources.Routes {
 		if r.Function == id {
@@ -153,6 +157,15 @@ func (s *Stack) poolSize(id string) int {
 		}
 	}
 	return 1
+}
+
+// mappingPool is the processes one event source mapping needs locally:
+// its MaximumConcurrency, at most maxLocalPool; 8 without one.
+func mappingPool(es provision.EventSource) int {
+	if es.MaximumConcurrency > 0 {
+		return min(es.MaximumConcurrency, maxLocalPool)
+	}
+	return 8
 }
 
 // startPools starts each function's RIE pool.

@@ -33,13 +33,13 @@ type Wiring struct {
 }
 
 // FromEnv builds the door from the environment, once per cold start:
-// ZERO_QUEUE_URL (required), ZERO_CONFIG_PARAMETER (required; see
+// ZERO_QUEUE_URL (required) and ZERO_SUBAGENT_QUEUE_URL (optional; see
+// Lanes), ZERO_CONFIG_PARAMETER (required; see
 // ssmparam.SettingsFromEnv) and ZERO_TABLE (optional: where a /stop is
 // marked the moment it arrives; without it a /stop waits its turn in the
 // queue). AWS calls are counted by calls. Errors name the missing variable.
 func FromEnv(ctx context.Context, calls *awsconfig.Counter, logger *slog.Logger) (*Wiring, error) {
-	queueURL := os.Getenv("ZERO_QUEUE_URL")
-	if queueURL == "" {
+	if os.Getenv("ZERO_QUEUE_URL") == "" {
 		return nil, fmt.Errorf("environment variable ZERO_QUEUE_URL is required")
 	}
 	awsCfg, err := awsconfig.Load(ctx, calls)
@@ -54,6 +54,30 @@ func FromEnv(ctx context.Context, calls *awsconfig.Counter, logger *slog.Logger)
 	if table := os.Getenv("ZERO_TABLE"); table != "" {
 		stops = dynamo.New(dynamodb.NewFromConfig(awsCfg), table)
 	}
-	w.Door = ingest.NewDoor(ingest.Deps{Settings: w.Settings, Stops: stops, Queue: sqsqueue.New(sqs.NewFromConfig(awsCfg), queueURL)})
+	lanes, _, err := Lanes(sqs.NewFromConfig(awsCfg))
+	if err != nil {
+		return nil, err
+	}
+	w.Door = ingest.NewDoor(ingest.Deps{Settings: w.Settings, Stops: stops, Queue: lanes})
 	return w, nil
+}
+
+// Lanes returns the work queue's lanes from the environment: Main on
+// ZERO_QUEUE_URL (required) and Subagent on ZERO_SUBAGENT_QUEUE_URL, where a
+// function that may queue for a sub-agent session (agent:<id>:subagent:<x>)
+// has it; without it, those messages go to the main queue too. It also
+// returns the queues themselves, main first (the runner delays a failed
+// record on its own queue). The error names the missing variable.
+func Lanes(client *sqs.Client) (ingest.Lanes, []*sqsqueue.Queue, error) {
+	url := os.Getenv("ZERO_QUEUE_URL")
+	if url == "" {
+		return ingest.Lanes{}, nil, fmt.Errorf("environment variable ZERO_QUEUE_URL is required")
+	}
+	main := sqsqueue.New(client, url)
+	lanes, queues := ingest.Lanes{Main: main}, []*sqsqueue.Queue{main}
+	if url := os.Getenv("ZERO_SUBAGENT_QUEUE_URL"); url != "" {
+		sub := sqsqueue.New(client, url)
+		lanes.Subagent, queues = sub, append(queues, sub)
+	}
+	return lanes, queues, nil
 }

@@ -24,7 +24,8 @@ func TestStore(t *testing.T, newStore func(t *testing.T) cron.Store) {
 			Payload: cron.Payload{Kind: cron.PayloadAgentTurn, Message: "digest ü <b>&", Model: "m", Thinking: "low",
 				TimeoutSeconds: 30, Deliver: true, Channel: "telegram", To: "42"},
 			DeleteAfterRun: true,
-			State:          cron.State{NextRunAtMs: 5, LastRunAtMs: 4, LastStatus: cron.StatusError, LastError: "boom", LastDurationMs: 7, RunningAtMs: 3},
+			State: cron.State{NextRunAtMs: 5, LastRunAtMs: 4, LastStatus: cron.StatusError, LastError: "boom", LastDurationMs: 7, RunningAtMs: 3,
+				LastRunID: "run_0123", LastFireKey: "20261126T070000Z"},
 		}
 	}
 

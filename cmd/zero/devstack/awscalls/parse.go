@@ -27,6 +27,8 @@ func Parse(req *http.Request, body []byte, account string) (string, []iampolicy.
 		return parseS3(a)
 	case "ssm":
 		return parseSSM(a)
+	case "scheduler":
+		return parseScheduler(a)
 	case "sts":
 		op := operation(a)
 		if op == "GetCallerIdentity" {

@@ -10,7 +10,9 @@
 // Parsed: DynamoDB (transactions and batches per item and table), SQS
 // (JSON and query protocols; batch operations as their single action),
 // S3 (path-style requests; ListObjects with s3:prefix, s3:delimiter and
-// s3:max-keys; DeleteObjects per key), SSM parameters and STS. A request
+// s3:max-keys; DeleteObjects per key), SSM parameters, STS and
+// EventBridge Scheduler's calls on one schedule (with iam:PassRole for a
+// create or update). A request
 // it cannot parse is recorded as action "unparsed:<service>", which no
 // policy allows, so a new kind of call fails the check loudly rather than
 // passing unchecked.

@@ -14,6 +14,8 @@ import (
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/aws/aws-sdk-go-v2/service/scheduler"
+	schedtypes "github.com/aws/aws-sdk-go-v2/service/scheduler/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
@@ -82,6 +84,15 @@ func TestRecordedCalls(t *testing.T) {
 		{"ssm parameter", func(ctx context.Context, cfg aws.Config) {
 			_, _ = ssm.NewFromConfig(cfg).GetParameter(ctx, &ssm.GetParameterInput{Name: aws.String("/zero/zt/config")})
 		}, calls("SSM.GetParameter", req("ssm:GetParameter", "arn:aws:ssm:eu-west-1:"+account+":parameter/zero/zt/config"))},
+		{"scheduler create with its role", func(ctx context.Context, cfg aws.Config) {
+			_, _ = scheduler.NewFromConfig(cfg).CreateSchedule(ctx, &scheduler.CreateScheduleInput{Name: aws.String("job-1"), GroupName: aws.String("zt-cron"),
+				ScheduleExpression: aws.String("rate(1 minute)"), FlexibleTimeWindow: &schedtypes.FlexibleTimeWindow{Mode: schedtypes.FlexibleTimeWindowModeOff},
+				Target: &schedtypes.Target{Arn: aws.String("arn:aws:lambda:eu-west-1:" + account + ":function:cron"), RoleArn: aws.String("arn:aws:iam::" + account + ":role/sched")}})
+		}, calls("Scheduler.CreateSchedule", req("scheduler:CreateSchedule", "arn:aws:scheduler:eu-west-1:"+account+":schedule/zt-cron/job-1"),
+			iampolicy.Request{Action: "iam:PassRole", Resource: "arn:aws:iam::" + account + ":role/sched", Context: map[string][]string{"iam:PassedToService": {"scheduler.amazonaws.com"}}})},
+		{"scheduler delete names its group in the query", func(ctx context.Context, cfg aws.Config) {
+			_, _ = scheduler.NewFromConfig(cfg).DeleteSchedule(ctx, &scheduler.DeleteScheduleInput{Name: aws.String("job-1"), GroupName: aws.String("zt-cron")})
+		}, calls("Scheduler.DeleteSchedule", req("scheduler:DeleteSchedule", "arn:aws:scheduler:eu-west-1:"+account+":schedule/zt-cron/job-1"))},
 		{"sts caller identity needs nothing", func(ctx context.Context, cfg aws.Config) {
 			_, _ = sts.NewFromConfig(cfg).GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
 		}, nil},

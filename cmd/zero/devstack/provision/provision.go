@@ -76,6 +76,7 @@ func Provision(ctx context.Context, cfg aws.Config, t *template.Template, opts O
 }
 
 type provisioner struct {
+	cfg  aws.Config
 	sqs  *sqs.Client
 	ddb  *dynamodb.Client
 	s3   *s3.Client
@@ -95,20 +96,22 @@ func newProvisioner(cfg aws.Config, t *template.Template, opts Options) *provisi
 		logf = func(string, ...any) {}
 	}
 	return &provisioner{
+		cfg:  cfg,
 		sqs:  sqs.NewFromConfig(cfg),
 		ddb:  dynamodb.NewFromConfig(cfg),
 		ssm:  ssm.NewFromConfig(cfg),
 		s3:   s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = true }),
 		logf: logf,
 		res: &Resources{
-			StackName:     opts.StackName,
-			Region:        cfg.Region,
-			Queues:        map[string]Queue{},
-			Tables:        map[string]Table{},
-			Buckets:       map[string]Bucket{},
-			SSMParameters: map[string]SSMParameter{},
-			Functions:     map[string]Function{},
-			Skipped:       map[string]string{},
+			StackName:      opts.StackName,
+			Region:         cfg.Region,
+			Queues:         map[string]Queue{},
+			Tables:         map[string]Table{},
+			Buckets:        map[string]Bucket{},
+			SSMParameters:  map[string]SSMParameter{},
+			Functions:      map[string]Function{},
+			Skipped:        map[string]string{},
+			ScheduleGroups: map[string]ScheduleGroup{},
 		},
 		tmpl: t,
 		iam:  opts.Users,
@@ -155,7 +158,7 @@ func (p *provisioner) conditions() error {
 		}
 		kept[id] = r
 		switch r.Type {
-		case typeQueue, typeTable, typeBucket, typeSSMParam, typeFunction:
+		case typeQueue, typeTable, typeBucket, typeSSMParam, typeFunction, typeScheduleGroup:
 		case typeESM, typeHTTPAPI:
 			p.ev.Absent(id, absentReasons[r.Type])
 		default:
@@ -164,6 +167,9 @@ func (p *provisioner) conditions() error {
 				reason = "is not emulated locally"
 			}
 			p.skip(id, fmt.Sprintf("(%s) %s", r.Type, reason))
+			if r.Type == typeRole {
+				p.defineRole(id) // not created, but its ARN is referred to
+			}
 		}
 	}
 	t := *p.tmpl
@@ -198,6 +204,8 @@ func (p *provisioner) create(ctx context.Context) error {
 			err = p.bucket(ctx, id, res)
 		case typeSSMParam:
 			err = p.ssmParameter(ctx, id, res)
+		case typeScheduleGroup:
+			err = p.scheduleGroup(ctx, id, res)
 		}
 		if err != nil {
 			return fmt.Errorf("provision %s (%s): %w", id, res.Type, err)
@@ -233,7 +241,7 @@ func provisionOrder(t *template.Template) ([]string, error) {
 	local := map[string]bool{}
 	for id, r := range t.Resources {
 		switch r.Type {
-		case typeQueue, typeTable, typeBucket, typeSSMParam:
+		case typeQueue, typeTable, typeBucket, typeSSMParam, typeScheduleGroup:
 			local[id] = true
 		}
 	}

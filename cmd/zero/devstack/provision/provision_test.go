@@ -140,6 +140,19 @@ func TestProvisionFromTemplate(t *testing.T) {
 		dattrs := queueAttrs(t, client, dlq.URL)
 		eq(t, "dlq FifoQueue", dattrs["FifoQueue"], "true")
 		eq(t, "dlq MessageRetentionPeriod", dattrs["MessageRetentionPeriod"], "1209600")
+		// The sub-agent lane: its own queue with the work queue's
+		// settings and its own dead-letter queue.
+		sub, subDLQ := res.Queues["SubagentQueue"], res.Queues["SubagentDeadLetterQueue"]
+		eq(t, "subagent name", sub.Name, prefix+"-subagentqueue.fifo")
+		sattrs := queueAttrs(t, client, sub.URL)
+		eq(t, "subagent FifoQueue", sattrs["FifoQueue"], "true")
+		eq(t, "subagent VisibilityTimeout", sattrs["VisibilityTimeout"], "5400")
+		if err := json.Unmarshal([]byte(sattrs["RedrivePolicy"]), &redrive); err != nil {
+			t.Fatalf("subagent RedrivePolicy %q: %v", sattrs["RedrivePolicy"], err)
+		}
+		eq(t, "subagent deadLetterTargetArn", redrive.DeadLetterTargetArn, subDLQ.ARN)
+		eq(t, "subagent maxReceiveCount", fmt.Sprint(redrive.MaxReceiveCount), "5")
+		eq(t, "subagent dlq FifoQueue", queueAttrs(t, client, subDLQ.URL)["FifoQueue"], "true")
 	})
 
 	t.Run("table", func(t *testing.T) {
@@ -241,6 +254,7 @@ func TestProvisionFromTemplate(t *testing.T) {
 			// One parameter feeds both this and the redrive policy's
 			// maxReceiveCount (checked under queues), so they cannot drift.
 			"ZERO_QUEUE_URL":          res.Queues["WorkQueue"].URL,
+			"ZERO_SUBAGENT_QUEUE_URL": res.Queues["SubagentQueue"].URL,
 			"ZERO_MAX_RECEIVE_COUNT":  "5",
 			"ZERO_GROUP_CONCURRENCY":  "10",
 			"ZERO_MIN_BUDGET_SECONDS": "120",
@@ -272,16 +286,27 @@ func TestProvisionFromTemplate(t *testing.T) {
 			"ZERO_TABLE":                   prefix + "-sessiontable",
 			"ZERO_BUCKET":                  prefix + "-transcriptbucket",
 			"ZERO_QUEUE_URL":               res.Queues["WorkQueue"].URL,
+			"ZERO_SUBAGENT_QUEUE_URL":      res.Queues["SubagentQueue"].URL,
 			"ZERO_CONFIG_PARAMETER":        "/zero/" + prefix + "/config",
+			"ZERO_CRON_GROUP":              prefix + "-cron",
+			"ZERO_CRON_TARGET_ARN":         res.Functions["Cron"].ARN,
+			"ZERO_CRON_ROLE_ARN":           "arn:aws:iam::" + res.AccountID + ":role/" + prefix + "-CronSchedulerRole",
 		})
+		eq(t, "schedule groups", res.ScheduleGroups, map[string]ScheduleGroup{"CronScheduleGroup": {LogicalID: "CronScheduleGroup",
+			Name: prefix + "-cron", ARN: "arn:aws:scheduler:" + res.Region + ":" + res.AccountID + ":schedule-group/" + prefix + "-cron"}})
 		hk := res.Functions["Hooks"]
 		eq(t, "hooks dir", hk.SourceDir, "./functions/hooks")
 		eq(t, "hooks env", hk.Env, map[string]string{
 			"ZERO_HOOKS_TOKEN_PARAMETER": "/zero/" + prefix + "/secrets/hooks-token",
 			"ZERO_QUEUE_URL":             res.Queues["WorkQueue"].URL,
+			"ZERO_SUBAGENT_QUEUE_URL":    res.Queues["SubagentQueue"].URL,
 			"ZERO_CONFIG_PARAMETER":      "/zero/" + prefix + "/config",
 		})
 		eq(t, "event sources", res.EventSources, []EventSource{{
+			LogicalID: "RunnerSubagents", Function: "Runner", Queue: "SubagentQueue",
+			QueueURL: res.Queues["SubagentQueue"].URL, QueueARN: res.Queues["SubagentQueue"].ARN,
+			BatchSize: 10, ReportBatchItemFailures: true, Enabled: true, MaximumConcurrency: 10,
+		}, {
 			LogicalID: "RunnerWork", Function: "Runner", Queue: "WorkQueue",
 			QueueURL: res.Queues["WorkQueue"].URL, QueueARN: res.Queues["WorkQueue"].ARN,
 			BatchSize: 10, ReportBatchItemFailures: true, Enabled: true, MaximumConcurrency: 20,
@@ -305,6 +330,9 @@ func TestProvisionFromTemplate(t *testing.T) {
 		notEmulated := func(typ string) string { return "(" + typ + ") is not emulated locally" }
 		logGroup := "(AWS::Logs::LogGroup) is not created locally: the functions log to the console"
 		eq(t, "skipped", res.Skipped, map[string]string{
+			"CronLogGroup":                         logGroup,
+			"CronRole":                             notEmulated("AWS::IAM::Role"),
+			"CronSchedulerRole":                    notEmulated("AWS::IAM::Role"),
 			"DeadLetterAlarm":                      notEmulated("AWS::CloudWatch::Alarm"),
 			"DiscordInteractionsDiscordPermission": notEmulated("AWS::Lambda::Permission"),
 			"DiscordInteractionsLogGroup":          logGroup,
@@ -321,6 +349,7 @@ func TestProvisionFromTemplate(t *testing.T) {
 			"GatewayRole":                          notEmulated("AWS::IAM::Role"),
 			"HttpApiApiGatewayDefaultStage":        notEmulated("AWS::ApiGatewayV2::Stage"),
 			"RunnerRole":                           notEmulated("AWS::IAM::Role"),
+			"SubagentDeadLetterAlarm":              notEmulated("AWS::CloudWatch::Alarm"),
 			"TelegramWebhookRole":                  notEmulated("AWS::IAM::Role"),
 			"TelegramWebhookTelegramPermission":    notEmulated("AWS::Lambda::Permission"),
 		})
@@ -333,6 +362,8 @@ func TestProvisionFromTemplate(t *testing.T) {
 			{Name: "GatewayURL", Description: "The gateway API (zero --url <this without /rpc>).", Unavailable: front},
 			{Name: "HooksURL", Description: "Webhook hooks base URL (POST <this>/wake and <this>/agent with the hooks-token bearer).", Unavailable: front},
 			{Name: "SessionTableName", Description: "DynamoDB session table.", Value: prefix + "-sessiontable"},
+			{Name: "SubagentDeadLetterQueueURL", Description: "FIFO dead-letter queue of the sub-agent lane (zero dlq list --dlq <this>).", Value: res.Queues["SubagentDeadLetterQueue"].URL},
+			{Name: "SubagentQueueURL", Description: "FIFO sub-agent queue URL (the sub-agent lane).", Value: res.Queues["SubagentQueue"].URL},
 			{Name: "TranscriptBucketName", Description: "S3 transcript bucket.", Value: prefix + "-transcriptbucket"},
 			{Name: "WebhookURL", Description: "Telegram webhook URL (pass to setWebhook with the secret).", Unavailable: front},
 			{Name: "WorkQueueURL", Description: "FIFO work queue URL.", Value: res.Queues["WorkQueue"].URL},

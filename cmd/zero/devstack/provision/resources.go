@@ -37,6 +37,9 @@ type Resources struct {
 	Buckets       map[string]Bucket
 	SSMParameters map[string]SSMParameter
 	Functions     map[string]Function
+	// ScheduleGroups are the EventBridge Scheduler schedule groups, whose
+	// schedules the local stack fires itself (moto never does).
+	ScheduleGroups map[string]ScheduleGroup
 
 	// ConfigParameter is the name of the SSM parameter the functions read
 	// zero.json from (their ZERO_CONFIG_PARAMETER), "" when none does.

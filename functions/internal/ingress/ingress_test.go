@@ -1,0 +1,52 @@
+package ingress
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+)
+
+// TestLanes: the lanes come from ZERO_QUEUE_URL (required) and
+// ZERO_SUBAGENT_QUEUE_URL (optional: without it there is one lane).
+func TestLanes(t *testing.T) {
+	const work, sub = "http://sqs.local/123456789012/work.fifo", "http://sqs.local/123456789012/sub.fifo"
+	tests := []struct {
+		name          string
+		main, subURL  string
+		wantQueues    []string
+		wantSubagent  bool
+		wantErrSubstr string
+	}{
+		{name: "both lanes", main: work, subURL: sub, wantQueues: []string{"work.fifo", "sub.fifo"}, wantSubagent: true},
+		{name: "main lane only", main: work, wantQueues: []string{"work.fifo"}},
+		{name: "no work queue", subURL: sub, wantErrSubstr: "ZERO_QUEUE_URL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("ZERO_QUEUE_URL", tt.main)
+			t.Setenv("ZERO_SUBAGENT_QUEUE_URL", tt.subURL)
+			lanes, queues, err := Lanes(sqs.NewFromConfig(aws.Config{Region: "us-east-1"}))
+			if tt.wantErrSubstr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErrSubstr) {
+					t.Fatalf("Lanes error = %v; want one naming %s", err, tt.wantErrSubstr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Lanes: %v", err)
+			}
+			var names []string
+			for _, q := range queues {
+				names = append(names, q.Name())
+			}
+			if strings.Join(names, ",") != strings.Join(tt.wantQueues, ",") {
+				t.Errorf("queues %v; want %v", names, tt.wantQueues)
+			}
+			if lanes.Main == nil || (lanes.Subagent != nil) != tt.wantSubagent {
+				t.Errorf("lanes %+v; want a main lane and subagent lane %v", lanes, tt.wantSubagent)
+			}
+		})
+	}
+}
