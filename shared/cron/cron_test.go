@@ -67,6 +67,7 @@ func TestValidateNamesTheField(t *testing.T) {
 		{"negative timeout", func(j *cron.Job) { j.Payload.TimeoutSeconds = -1 }, "payload.timeoutSeconds:"},
 		{"deliver without to", func(j *cron.Job) { j.Payload.Deliver, j.Payload.Channel = true, "telegram" }, "payload.to:"},
 		{"to without deliver", func(j *cron.Job) { j.Payload.To = "42" }, "payload.deliver:"},
+		{"model without provider", func(j *cron.Job) { j.Payload.Model = "sonnet" }, "payload.model:"},
 		{"system event without text", func(j *cron.Job) {
 			j.SessionTarget, j.Payload = "", cron.Payload{Kind: cron.PayloadSystemEvent}
 		}, "payload.text:"},
@@ -184,6 +185,7 @@ func TestMessageOfARun(t *testing.T) {
 	iso, _ := cron.New(isolated(), fired)
 	iso.AgentID = "ops"
 	iso.Payload.TimeoutSeconds = 60
+	iso.Payload.Model = "openai/gpt-4o-mini"
 	main, _ := cron.New(cron.Job{ID: "mail", Name: "Mail", Schedule: cron.Schedule{Kind: cron.KindEvery, EveryMs: 3600000},
 		Payload: cron.Payload{Kind: cron.PayloadSystemEvent, Text: " check mail "}}, fired)
 	deliver := iso
@@ -195,10 +197,10 @@ func TestMessageOfARun(t *testing.T) {
 	}{
 		{"isolated", iso, inbound.Message{ID: "cron:daily:1764140400000", AgentID: "ops", SessionKey: "agent:ops:cron:daily",
 			Channel: inbound.Internal, ChatType: inbound.Direct, From: "cron", To: "cron", SenderName: "cron",
-			Text: "digest please", ReceivedAt: fired.UnixMilli(), TimeoutSeconds: 60, Label: "cron: Daily digest"}},
+			Text: "digest please", ReceivedAt: fired.UnixMilli(), TimeoutSeconds: 60, Label: "cron: Daily digest", Model: "openai/gpt-4o-mini"}},
 		{"isolated, delivered", deliver, inbound.Message{ID: "cron:daily:1764140400000", AgentID: "ops", SessionKey: "agent:ops:cron:daily",
 			Channel: "telegram", ChatType: inbound.Direct, From: "cron", To: "42", SenderName: "cron",
-			Text: "digest please", ReceivedAt: fired.UnixMilli(), TimeoutSeconds: 60, Label: "cron: Daily digest"}},
+			Text: "digest please", ReceivedAt: fired.UnixMilli(), TimeoutSeconds: 60, Label: "cron: Daily digest", Model: "openai/gpt-4o-mini"}},
 		{"main: a system event in the default agent's main session", main, inbound.Message{ID: "cron:mail:1764140400000", AgentID: "main",
 			SessionKey: "agent:main:main", Channel: inbound.Internal, ChatType: inbound.Direct, From: "cron", To: "cron", SenderName: "cron",
 			Text: "System event (source: cron job Mail): check mail", ReceivedAt: fired.UnixMilli()}},

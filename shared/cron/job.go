@@ -10,6 +10,7 @@ package cron
 
 import (
 	"encoding/json"
+	"github.com/zero-gateway/zero/shared/model"
 	"regexp"
 	"strings"
 	"time"
@@ -248,6 +249,8 @@ func (p Payload) Validate() error {
 			return invalidf("payload.to: deliver needs channel and to")
 		case !p.Deliver && (p.Channel != "" || p.To != ""):
 			return invalidf("payload.deliver: channel and to are used only with deliver: true")
+		case p.Model != "" && !validModelRef(p.Model):
+			return invalidf("payload.model: must be \"provider/model\", got %q", p.Model)
 		}
 	case "":
 		return invalidf("payload.kind: required (%q or %q)", PayloadSystemEvent, PayloadAgentTurn)
@@ -375,4 +378,10 @@ func (j Job) String() string {
 
 func invalidf(format string, args ...any) error {
 	return fault.New(fault.Invalid, format, args...)
+}
+
+// validModelRef reports whether ref names a model as "provider/model".
+func validModelRef(ref string) bool {
+	_, err := model.ParseRef(ref)
+	return err == nil
 }

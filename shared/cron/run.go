@@ -44,8 +44,9 @@ func SystemEvent(j Job) string {
 // agentTurn in the job's isolated session, delivered to payload.channel /
 // payload.to when deliver is set (else kept internal), or a system event
 // in the agent's main session. The job is the operator's own, so its text
-// is not wrapped as untrusted. Model and thinking are validated, not
-// applied yet (the queued message has no per-run model).
+// is not wrapped as untrusted. payload.model becomes the fresh session's
+// model override (inbound.Message.Model); thinking is validated, not
+// applied yet.
 func Message(j Job, cfg *config.Config, fireKey string, firedAt time.Time) inbound.Message {
 	m := inbound.Message{
 		ID:         MessageID(j.ID, fireKey),
@@ -64,6 +65,7 @@ func Message(j Job, cfg *config.Config, fireKey string, firedAt time.Time) inbou
 	}
 	m.Text = j.Payload.Message
 	m.TimeoutSeconds = j.Payload.TimeoutSeconds
+	m.Model = j.Payload.Model
 	m.Label = "cron: " + j.Name
 	if j.Payload.Deliver {
 		m.Channel, m.To = j.Payload.Channel, j.Payload.To

@@ -194,10 +194,11 @@ func TestNoTokenConfigured(t *testing.T) {
 type queued struct {
 	ID, AgentID, SessionKey, Channel, To, From string
 	TimeoutSeconds                             int64
+	Model                                      string
 }
 
 func queuedOf(m inbound.Message) queued {
-	return queued{m.ID, m.AgentID, m.SessionKey, m.Channel, m.To, m.From, m.TimeoutSeconds}
+	return queued{m.ID, m.AgentID, m.SessionKey, m.Channel, m.To, m.From, m.TimeoutSeconds, m.Model}
 }
 
 // TestAccepted: a valid hook is answered at once with its runId and
@@ -213,18 +214,18 @@ func TestAccepted(t *testing.T) {
 		want     queued
 	}{
 		{"agent without a key gets hook:<uuid>", "", post(hooks.AgentPath, `{"message":"build failed"}`), 202,
-			queued{"hook:agent:" + uuid1, "main", "hook:" + uuid1, inbound.Internal, "hook", "hook", 0}},
+			queued{"hook:agent:" + uuid1, "main", "hook:" + uuid1, inbound.Internal, "hook", "hook", 0, ""}},
 		{"named hook key is kept", "", post(hooks.AgentPath, `{"message":"m","sessionKey":"hook:github"}`), 202,
-			queued{"hook:agent:" + uuid1, "main", "hook:github", inbound.Internal, "hook", "hook", 0}},
+			queued{"hook:agent:" + uuid1, "main", "hook:github", inbound.Internal, "hook", "hook", 0, ""}},
 		{"main is the default agent's main key", `{agents: {list: [{id: "ops", default: true}]}, session: {mainKey: "home"}}`,
 			post(hooks.AgentPath, `{"message":"m","sessionKey":"main"}`), 202,
-			queued{"hook:agent:" + uuid1, "ops", "agent:ops:home", inbound.Internal, "hook", "hook", 0}},
-		{"deliver names the channel and chat", "", post(hooks.AgentPath, `{"message":"m","deliver":true,"channel":"Telegram","to":"42","timeoutSeconds":30}`), 202,
-			queued{"hook:agent:" + uuid1, "main", "hook:" + uuid1, "telegram", "42", "hook", 30}},
+			queued{"hook:agent:" + uuid1, "ops", "agent:ops:home", inbound.Internal, "hook", "hook", 0, ""}},
+		{"deliver names the channel and chat", "", post(hooks.AgentPath, `{"message":"m","deliver":true,"channel":"Telegram","to":"42","timeoutSeconds":30,"model":"openai/gpt-4o"}`), 202,
+			queued{"hook:agent:" + uuid1, "main", "hook:" + uuid1, "telegram", "42", "hook", 30, "openai/gpt-4o"}},
 		{"wake goes to the main session", "", post(hooks.WakePath, `{"text":"disk full"}`), 200,
-			queued{"hook:wake:" + uuid1, "main", "agent:main:main", inbound.Internal, "hook", "hook", 0}},
+			queued{"hook:wake:" + uuid1, "main", "agent:main:main", inbound.Internal, "hook", "hook", 0, ""}},
 		{"wake next-heartbeat is queued today", "", post(hooks.WakePath, `{"text":"disk full","mode":"next-heartbeat"}`), 200,
-			queued{"hook:wake:" + uuid1, "main", "agent:main:main", inbound.Internal, "hook", "hook", 0}},
+			queued{"hook:wake:" + uuid1, "main", "agent:main:main", inbound.Internal, "hook", "hook", 0, ""}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -58,8 +58,9 @@ type AgentPayload struct {
 	Deliver bool   `json:"deliver,omitempty"`
 	Channel string `json:"channel,omitempty"`
 	To      string `json:"to,omitempty"`
-	// Model and Thinking are validated and not applied yet: the queued
-	// message has no per-run model (README, Webhook hooks).
+	// Model ("provider/model") is the model of the session the run
+	// starts (inbound.Message.Model; a continued session keeps its own).
+	// Thinking is validated and not applied yet (README, Webhook hooks).
 	Model          string `json:"model,omitempty"`
 	Thinking       string `json:"thinking,omitempty"`
 	TimeoutSeconds *int64 `json:"timeoutSeconds,omitempty"` // tighter than agents.defaults.timeoutSeconds
@@ -210,6 +211,7 @@ func (p AgentPayload) request(cfg *config.Config, header string, newUUID func() 
 	if p.TimeoutSeconds != nil {
 		m.TimeoutSeconds = *p.TimeoutSeconds
 	}
+	m.Model = p.Model
 	return hookRequest{route: "agent", ingest: ingest.Request{Message: m, Origin: ingest.Operator}}, nil
 }
 

@@ -284,7 +284,7 @@ func (p *Processor) startSession(ctx context.Context, t *turnState) session.Entr
 	if t.stored == nil {
 		agentID := session.NormalizeAgentID(t.msg.AgentID)
 		p.sessionHooks(ctx, p.Hooks.SessionStart, SessionEvent{SessionKey: t.msg.SessionKey, SessionID: newID, AgentID: agentID, Reason: string(ResetNewKey)})
-		return withSpawnModel(session.Entry{SessionID: newID}, t.msg)
+		return withMessageModel(session.Entry{SessionID: newID}, t.msg)
 	}
 	e := *t.stored
 	if t.reset == ResetNone {
@@ -294,7 +294,7 @@ func (p *Processor) startSession(ctx context.Context, t *turnState) session.Entr
 		"old_session_id", e.SessionID, "session_id", newID)
 	p.sessionHooks(ctx, p.Hooks.SessionEnd, SessionEvent{SessionKey: t.msg.SessionKey, SessionID: e.SessionID, AgentID: e.AgentID, Reason: string(t.reset)})
 	p.sessionHooks(ctx, p.Hooks.SessionStart, SessionEvent{SessionKey: t.msg.SessionKey, SessionID: newID, AgentID: e.AgentID, Reason: string(t.reset)})
-	return withSpawnModel(e.Reset(newID), t.msg)
+	return withMessageModel(e.Reset(newID), t.msg)
 }
 
 func (p *Processor) sessionHooks(ctx context.Context, hooks []func(context.Context, SessionEvent), ev SessionEvent) {

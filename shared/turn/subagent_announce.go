@@ -22,10 +22,10 @@ type SessionDeleter interface {
 	Delete(ctx context.Context, key string) error
 }
 
-// withSpawnModel applies m.Model ("provider/name", a sessions_spawn
+// withMessageModel applies m.Model ("provider/name", a sessions_spawn
 // model) as the model override of the session m starts; an empty or
 // malformed Model leaves e as is (the spawn checked it).
-func withSpawnModel(e session.Entry, m inbound.Message) session.Entry {
+func withMessageModel(e session.Entry, m inbound.Message) session.Entry {
 	if m.Model == "" {
 		return e
 	}
