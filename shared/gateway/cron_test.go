@@ -1,11 +1,9 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -61,19 +59,7 @@ func cronFixture(t *testing.T) (*fixture, *cron.Memory) {
 // does the others' (-update rewrites testdata/wire/cron.*.json).
 func TestCronWireGolden(t *testing.T) {
 	f, _ := cronFixture(t)
-	for _, tc := range cronWireCases {
-		t.Run(tc.name, func(t *testing.T) {
-			body := []byte(`{"method":"` + tc.method + `","params":` + tc.params + `}`)
-			req := httptest.NewRequest(http.MethodPost, "/rpc", bytes.NewReader(body))
-			req.Header.Set("Authorization", "Bearer "+testToken)
-			rec := httptest.NewRecorder()
-			f.handler.ServeHTTP(rec, req)
-			if rec.Code != tc.wantStatus() {
-				t.Fatalf("status %d; want %d: %s", rec.Code, tc.wantStatus(), rec.Body)
-			}
-			checkGolden(t, goldenPath(tc.name), bytes.TrimSuffix(rec.Body.Bytes(), []byte("\n")))
-		})
-	}
+	checkWireGolden(t, f.handler, cronWireCases)
 }
 
 // TestCronWireTypes: the cron golden answers and params round-trip

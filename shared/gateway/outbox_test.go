@@ -1,10 +1,8 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -59,19 +57,7 @@ func outboxFixture(t *testing.T) (*fixture, *turntest.MemOutbox) {
 // testdata/wire/outbox.*.json).
 func TestOutboxWireGolden(t *testing.T) {
 	f, _ := outboxFixture(t)
-	for _, tc := range outboxWireCases {
-		t.Run(tc.name, func(t *testing.T) {
-			body := []byte(`{"method":"` + tc.method + `","params":` + tc.params + `}`)
-			req := httptest.NewRequest(http.MethodPost, "/rpc", bytes.NewReader(body))
-			req.Header.Set("Authorization", "Bearer "+testToken)
-			rec := httptest.NewRecorder()
-			f.handler.ServeHTTP(rec, req)
-			if rec.Code != tc.wantStatus() {
-				t.Fatalf("status %d; want %d: %s", rec.Code, tc.wantStatus(), rec.Body)
-			}
-			checkGolden(t, goldenPath(tc.name), bytes.TrimSuffix(rec.Body.Bytes(), []byte("\n")))
-		})
-	}
+	checkWireGolden(t, f.handler, outboxWireCases)
 }
 
 // TestOutboxWireTypes: the golden answers and params round-trip through

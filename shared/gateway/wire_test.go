@@ -123,19 +123,24 @@ func wireFixture(t *testing.T) *fixture {
 // for its error answers; `go test -run TestWireGolden -update` rewrites
 // the golden files (review the diff: it is a change of the API).
 func TestWireGolden(t *testing.T) {
-	f := wireFixture(t)
-	for _, tc := range wireCases {
+	checkWireGolden(t, wireFixture(t).handler, wireCases)
+}
+
+// checkWireGolden posts each case to h and compares the answer with its
+// golden file (-update rewrites them).
+func checkWireGolden(t *testing.T, h http.Handler, cases []wireCase) {
+	t.Helper()
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			body := []byte(`{"method":"` + tc.method + `","params":` + tc.params + `}`)
 			req := httptest.NewRequest(http.MethodPost, "/rpc", bytes.NewReader(body))
 			req.Header.Set("Authorization", "Bearer "+testToken)
 			rec := httptest.NewRecorder()
-			f.handler.ServeHTTP(rec, req)
+			h.ServeHTTP(rec, req)
 			if rec.Code != tc.wantStatus() {
 				t.Fatalf("status %d; want %d: %s", rec.Code, tc.wantStatus(), rec.Body)
 			}
-			got := bytes.TrimSuffix(rec.Body.Bytes(), []byte("\n"))
-			checkGolden(t, goldenPath(tc.name), got)
+			checkGolden(t, goldenPath(tc.name), bytes.TrimSuffix(rec.Body.Bytes(), []byte("\n")))
 		})
 	}
 }

@@ -73,15 +73,12 @@ func (s *Schedules) Put(ctx context.Context, spec cron.ScheduleSpec) error {
 	if !fault.Is(err, fault.NotFound) {
 		return err
 	}
+	u := s.updateInput(spec)
 	in := &sch.CreateScheduleInput{
-		Name: aws.String(spec.Name), GroupName: aws.String(s.cfg.Group),
-		ScheduleExpression: aws.String(spec.Expression.Expr), ScheduleExpressionTimezone: aws.String(spec.Expression.TimeZone),
-		StartDate: spec.Expression.Start, State: state(spec), Target: s.target(spec),
-		FlexibleTimeWindow: &types.FlexibleTimeWindow{Mode: types.FlexibleTimeWindowModeOff},
-		Description:        aws.String("ZERO cron job " + spec.Name),
-	}
-	if spec.Expression.OneShot {
-		in.ActionAfterCompletion = types.ActionAfterCompletionDelete
+		Name: u.Name, GroupName: u.GroupName, ScheduleExpression: u.ScheduleExpression,
+		ScheduleExpressionTimezone: u.ScheduleExpressionTimezone, StartDate: u.StartDate, State: u.State,
+		Target: u.Target, FlexibleTimeWindow: u.FlexibleTimeWindow, Description: u.Description,
+		ActionAfterCompletion: u.ActionAfterCompletion,
 	}
 	_, err = s.api.CreateSchedule(ctx, in)
 	if err == nil {
@@ -95,6 +92,13 @@ func (s *Schedules) Put(ctx context.Context, spec cron.ScheduleSpec) error {
 }
 
 func (s *Schedules) update(ctx context.Context, spec cron.ScheduleSpec) error {
+	_, err := s.api.UpdateSchedule(ctx, s.updateInput(spec))
+	return classify(err, "update schedule %s/%s", s.cfg.Group, spec.Name)
+}
+
+// updateInput is the whole schedule of spec (an update replaces every
+// field; a create takes the same ones).
+func (s *Schedules) updateInput(spec cron.ScheduleSpec) *sch.UpdateScheduleInput {
 	in := &sch.UpdateScheduleInput{
 		Name: aws.String(spec.Name), GroupName: aws.String(s.cfg.Group),
 		ScheduleExpression: aws.String(spec.Expression.Expr), ScheduleExpressionTimezone: aws.String(spec.Expression.TimeZone),
@@ -105,8 +109,7 @@ func (s *Schedules) update(ctx context.Context, spec cron.ScheduleSpec) error {
 	if spec.Expression.OneShot {
 		in.ActionAfterCompletion = types.ActionAfterCompletionDelete
 	}
-	_, err := s.api.UpdateSchedule(ctx, in)
-	return classify(err, "update schedule %s/%s", s.cfg.Group, spec.Name)
+	return in
 }
 
 // Delete removes the schedule; a missing one is not an error.
