@@ -50,7 +50,7 @@ func runTools(_ context.Context, args []string, stdout, stderr io.Writer) error 
 		fmt.Fprintln(stderr)
 		fmt.Fprintln(stderr, "Evaluates the tool policy of zero.json (tools.*, agents.*.tools, byProvider,")
 		fmt.Fprintln(stderr, "tools.subagents.tools) for one run and prints, for every tool, whether the policy")
-		fmt.Fprintln(stderr, "allows it, whether ZERO provides it (available) and which rule decided.")
+		fmt.Fprintln(stderr, "allows it, whether ZERO provides it (available; web_fetch and web_search also need tools.web.*.enabled) and which rule decided.")
 		fmt.Fprintf(stderr, "The config is $%s, else ~/.zero/zero.json, else zero dev's local config.\n\n", configEnv)
 		fs.PrintDefaults()
 	}
@@ -82,7 +82,7 @@ func runTools(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	d := tool.Decide(cfg, tool.Request{AgentID: agentID, Model: ref, Sandbox: *sandbox, Subagent: *subagent})
 	report := toolsReport{Warnings: d.Warnings}
 	for _, v := range d.Tools {
-		report.Tools = append(report.Tools, toolLine{Name: v.Name, Allowed: v.Allowed, Available: tool.Provided(v.Name), Reason: v.Reason})
+		report.Tools = append(report.Tools, toolLine{Name: v.Name, Allowed: v.Allowed, Available: tool.Available(cfg, v.Name), Reason: v.Reason})
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)

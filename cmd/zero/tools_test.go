@@ -86,8 +86,8 @@ func TestToolsJSONShape(t *testing.T) {
 		if _, ok := tl["allowed"].(bool); !ok {
 			t.Errorf("%s: allowed = %#v; want a bool", name, tl["allowed"])
 		}
-		if available, ok := tl["available"].(bool); !ok || available != tool.Provided(name) {
-			t.Errorf("%s: available = %#v; want %v", name, tl["available"], tool.Provided(name))
+		if available, ok := tl["available"].(bool); !ok || available != tool.Available(nil, name) {
+			t.Errorf("%s: available = %#v; want %v", name, tl["available"], tool.Available(nil, name))
 		}
 		if reason, _ := tl["reason"].(string); reason == "" {
 			t.Errorf("%s: no reason", name)

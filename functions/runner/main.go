@@ -34,6 +34,7 @@ import (
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/ingest"
 	"github.com/zero-gateway/zero/shared/lambdalog"
+	"github.com/zero-gateway/zero/shared/memory"
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/openai"
 	"github.com/zero-gateway/zero/shared/s3store"
@@ -123,6 +124,9 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 		Runs:         store.Runs(),
 		Transcript:   transcript.NewLog(bucket),
 		Workspace:    workspace.NewLoader(bucket, workspace.DefaultTTL, logger),
+		Memory:       memory.NewIndex(bucket),
+		WebFetch:     newWebFetcher(),
+		WebSearch:    newWebSearcher(secrets),
 		Models:       models,
 		DefaultModel: ref,
 		Senders:      senders,
@@ -133,7 +137,8 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 	}
 	// A session's consecutive messages go together, so queue mode collect
 	// can answer them as one turn; different sessions run concurrently.
-	consumer.Handler, consumer.Failed = proc.HandleGroup, proc.Failed
+	consumer.Handler, consumer.Failed = tallied(proc.HandleGroup), proc.Failed
+	proc.CallsOf = awsconfig.TallyOf
 	if os.Getenv("ZERO_QUEUE_URL") != "" {
 		// The lanes: the work queue, and the sub-agent queue where
 		// ZERO_SUBAGENT_QUEUE_URL names it (README, Queue modes and lanes).
@@ -173,6 +178,9 @@ func loadSecrets(ctx context.Context, client *ssm.Client, logger *slog.Logger) (
 	specs := []secret.Spec{secret.TelegramBotToken, secret.OpenAIAPIKey, secret.AnthropicAPIKey}
 	if os.Getenv(secret.DiscordBotToken.Env) != "" {
 		specs = append(specs, secret.DiscordBotToken)
+	}
+	if braveKeyConfigured() { // web_search's key (web.go)
+		specs = append(specs, secret.BraveAPIKey)
 	}
 	secrets, err := ssmparam.SecretsFromEnv(client, logger, specs...)
 	if err != nil {
@@ -410,4 +418,13 @@ func envOr(name, fallback string) string {
 		return v
 	}
 	return fallback
+}
+
+// tallied gives each session's run of messages its own AWS call tally
+// (awsconfig.WithTally), so a turn prices its own calls (a sub-agent's
+// announce) while other sessions of the batch run beside it.
+func tallied(h sqsqueue.GroupHandler) sqsqueue.GroupHandler {
+	return func(ctx context.Context, msgs []inbound.Message, attempts []int) (int, error) {
+		return h(awsconfig.WithTally(ctx), msgs, attempts)
+	}
 }

@@ -34,6 +34,9 @@ var roles = map[string]string{
 	"hooks":      "core", // POST /hooks/wake and /hooks/agent: bearer token, payloads, untrusted envelope
 	"cron":       "core", // cron jobs: the model, validation, Scheduler expressions, the run message, the store port
 	"cost":       "core", // AWS list prices: a run's infrastructure cost from its call counts and Lambda time
+	"memory":     "core", // memory_search / memory_get: BM25 over MEMORY.md and memory/**/*.md, cached per agent
+	"untrusted":  "core", // the envelope around external content (hooks, web tools)
+	"webfetch":   "core", // web_fetch: SSRF guard on the dialed address, limits, readable-content extraction
 	"dynamo":     "adapter",
 	"s3store":    "adapter",
 	"sqsqueue":   "adapter",
@@ -45,6 +48,7 @@ var roles = map[string]string{
 	"httpapi":    "adapter",
 	"ssmparam":   "adapter",
 	"scheduler":  "adapter", // EventBridge Scheduler: one schedule per enabled cron job
+	"brave":      "adapter", // Brave Search API for web_search
 	"awserr":     "support", // classifies AWS SDK errors for the AWS adapters
 	"awsconfig":  "support", // builds the SDK config for mains and tests
 	"emulator":   "support", // starts the local AWS emulator for tests and `zero dev`

@@ -8,6 +8,7 @@ package awsconfig
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"sync"
@@ -42,7 +43,11 @@ func NewCounter() *Counter { return &Counter{calls: map[string]int{}} }
 func (c *Counter) middleware(stack *middleware.Stack) error {
 	return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("zeroCallCounter",
 		func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-			c.add(middleware.GetServiceID(ctx) + "." + middleware.GetOperationName(ctx))
+			op := middleware.GetServiceID(ctx) + "." + middleware.GetOperationName(ctx)
+			c.add(op)
+			if t, ok := ctx.Value(tallyKey{}).(*tally); ok {
+				t.add(op)
+			}
 			return next.HandleInitialize(ctx, in)
 		}), middleware.Before)
 }
@@ -81,4 +86,30 @@ func (c *Counter) String() string {
 	}
 	sort.Strings(parts)
 	return strings.Join(parts, " ")
+}
+
+// tally counts the calls made with one context (and the contexts derived
+// from it), beside the Counter's per-invocation total.
+type tally struct{ Counter }
+
+type tallyKey struct{}
+
+// WithTally returns ctx carrying a fresh tally: every call a Counter's
+// config makes with it, or with a context derived from it, is counted
+// there too. The runner gives each session's turns one, so a turn can
+// price its own calls while other sessions run in the same invocation.
+func WithTally(ctx context.Context) context.Context {
+	return context.WithValue(ctx, tallyKey{}, &tally{Counter{calls: map[string]int{}}})
+}
+
+// TallyOf returns a copy of the calls counted on ctx's tally, by
+// "Service.Operation"; nil when ctx carries none.
+func TallyOf(ctx context.Context) map[string]int {
+	t, ok := ctx.Value(tallyKey{}).(*tally)
+	if !ok {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return maps.Clone(t.calls)
 }

@@ -25,6 +25,8 @@ const (
 	DefaultArchiveAfterMinutes = 60
 	DefaultTimeZone            = "UTC"
 	DefaultQueueCap            = 20
+	DefaultWebSearchResults    = 5
+	DefaultWebFetchMaxChars    = 50_000
 )
 
 // Session tool visibility in a sandbox
@@ -244,6 +246,30 @@ type Tools struct {
 	// AgentToAgent is tools.agentToAgent: whether sessions_send may reach
 	// another agent's sessions.
 	AgentToAgent ToolsAgentToAgent
+	// Web is tools.web: whether web_search and web_fetch are offered.
+	Web ToolsWeb
+}
+
+// ToolsWeb is tools.web. web_fetch is on unless Fetch.Enabled is false;
+// web_search is off unless Search.Enabled is true (it needs the
+// brave-api-key secret).
+type ToolsWeb struct {
+	Search ToolsWebSearch
+	Fetch  ToolsWebFetch
+}
+
+// ToolsWebSearch is tools.web.search. MaxResults (1-10, default
+// DefaultWebSearchResults) is the count of a call that gives none.
+type ToolsWebSearch struct {
+	Enabled    bool
+	MaxResults int
+}
+
+// ToolsWebFetch is tools.web.fetch. MaxChars (default
+// DefaultWebFetchMaxChars) is the maxChars of a call that gives none.
+type ToolsWebFetch struct {
+	Enabled  bool
+	MaxChars int
 }
 
 // ToolsAgentToAgent is tools.agentToAgent. A send between two agents needs

@@ -221,6 +221,7 @@ func TestFullConfig(t *testing.T) {
 			},
 		},
 		Subagents: ToolPolicy{Allow: []string{"read"}, Deny: []string{"sessions_send"}},
+		Web:       ToolsWeb{Search: ToolsWebSearch{MaxResults: DefaultWebSearchResults}, Fetch: ToolsWebFetch{Enabled: true, MaxChars: DefaultWebFetchMaxChars}},
 	}
 	if !reflect.DeepEqual(c.Tools, wantTools) {
 		t.Errorf("Tools = %+v; want %+v", c.Tools, wantTools)
@@ -245,7 +246,6 @@ func TestUpstreamConfigWarnings(t *testing.T) {
 		"agents.list[0].workspace: unknown key, ignored",
 		"agents.list[0].identity: unknown key, ignored",
 		"bindings[0].comment: unknown key, ignored",
-		"tools.web: unknown key, ignored",
 		"channels.telegram.botToken: ignored: secrets belong in the function environment or SSM, never in the config",
 		"channels.telegram.enabled: unknown key, ignored",
 		"channels.telegram.dmPolicy: unknown key, ignored",
@@ -591,5 +591,42 @@ func TestQueueMode(t *testing.T) {
 	}
 	if d := Default(); d.QueueMode("telegram", "") != QueueCollect || d.Messages.Queue.Cap != 20 {
 		t.Fatalf("defaults: %+v", d.Messages.Queue)
+	}
+}
+
+func TestToolsWeb(t *testing.T) {
+	cases := []struct {
+		name    string
+		doc     string
+		want    ToolsWeb
+		wantErr string
+	}{
+		{name: "defaults: fetch on, search off", doc: `{}`,
+			want: ToolsWeb{Search: ToolsWebSearch{MaxResults: 5}, Fetch: ToolsWebFetch{Enabled: true, MaxChars: 50000}}},
+		{name: "search on with maxResults", doc: `{tools: {web: {search: {enabled: true, maxResults: 10}}}}`,
+			want: ToolsWeb{Search: ToolsWebSearch{Enabled: true, MaxResults: 10}, Fetch: ToolsWebFetch{Enabled: true, MaxChars: 50000}}},
+		{name: "fetch off with maxChars", doc: `{tools: {web: {fetch: {enabled: false, maxChars: 1000}}}}`,
+			want: ToolsWeb{Search: ToolsWebSearch{MaxResults: 5}, Fetch: ToolsWebFetch{MaxChars: 1000}}},
+		{name: "maxResults 0", doc: `{tools: {web: {search: {maxResults: 0}}}}`, wantErr: "tools.web.search.maxResults"},
+		{name: "maxResults 11", doc: `{tools: {web: {search: {maxResults: 11}}}}`, wantErr: "tools.web.search.maxResults"},
+		{name: "maxChars too small", doc: `{tools: {web: {fetch: {maxChars: 10}}}}`, wantErr: "tools.web.fetch.maxChars"},
+		{name: "enabled not a boolean", doc: `{tools: {web: {fetch: {enabled: "yes"}}}}`, wantErr: "tools.web.fetch.enabled"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, err := Parse([]byte(c.doc))
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("Parse = %v, want an error naming %s", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.Tools.Web != c.want {
+				t.Errorf("Tools.Web = %+v, want %+v", cfg.Tools.Web, c.want)
+			}
+		})
 	}
 }

@@ -229,7 +229,7 @@ func bindingKeys() []Key {
 func toolKeys() []Key {
 	keys := []Key{{Path: "tools", Kind: objectKind, Help: "the tool policy", open: into(func(c *Config, _ Value) *Tools { return &c.Tools })}}
 	keys = append(keys, toolPolicyKeys("tools", func(t *Tools) *ToolPolicy { return &t.ToolPolicy }, true)...)
-	return append(keys,
+	keys = append(keys,
 		Key{Path: "tools.subagents", Kind: objectKind, Help: "sub-agents"},
 		Key{Path: "tools.subagents.tools", Kind: objectKind, Help: "the tools of sub-agents",
 			open: into(func(t *Tools, _ Value) *ToolPolicy { return &t.Subagents })},
@@ -243,6 +243,26 @@ func toolKeys() []Key {
 			set: on(func(a *ToolsAgentToAgent, v Value) { a.Enabled = v.Bool() })},
 		Key{Path: "tools.agentToAgent.allow", Kind: listOf(nameKind), Help: `agent ids ("*" wildcards) both sides of a cross-agent send must match; empty: any`,
 			set: on(func(a *ToolsAgentToAgent, v Value) { a.Allow = v.Strings() })})
+	return append(keys, toolWebKeys()...)
+}
+
+// toolWebKeys are tools.web: web_search and web_fetch.
+func toolWebKeys() []Key {
+	return []Key{
+		{Path: "tools.web", Kind: objectKind, Help: "the web tools", open: into(func(t *Tools, _ Value) *ToolsWeb { return &t.Web })},
+		{Path: "tools.web.search", Kind: objectKind, Help: "web_search (Brave Search; needs the brave-api-key secret)",
+			open: into(func(w *ToolsWeb, _ Value) *ToolsWebSearch { return &w.Search })},
+		{Path: "tools.web.search.enabled", Kind: boolKind, Default: false, Help: "offer web_search (default false)",
+			set: on(func(s *ToolsWebSearch, v Value) { s.Enabled = v.Bool() })},
+		{Path: "tools.web.search.maxResults", Kind: intKind(1, 10, "an integer 1-10"), Default: DefaultWebSearchResults,
+			Help: "results of a web_search call that sets no count", set: on(func(s *ToolsWebSearch, v Value) { s.MaxResults = v.Int() })},
+		{Path: "tools.web.fetch", Kind: objectKind, Help: "web_fetch (SSRF-guarded, 2 MB and 15 s per fetch)",
+			open: into(func(w *ToolsWeb, _ Value) *ToolsWebFetch { return &w.Fetch })},
+		{Path: "tools.web.fetch.enabled", Kind: boolKind, Default: true, Help: "offer web_fetch (default true)",
+			set: on(func(f *ToolsWebFetch, v Value) { f.Enabled = v.Bool() })},
+		{Path: "tools.web.fetch.maxChars", Kind: intKind(100, 200_000, "an integer 100-200000"), Default: DefaultWebFetchMaxChars,
+			Help: "characters a web_fetch call returns when it sets no maxChars", set: on(func(f *ToolsWebFetch, v Value) { f.MaxChars = v.Int() })},
+	}
 }
 
 // toolPolicyKeys are the keys of a tools block under prefix; policy finds

@@ -95,11 +95,15 @@ var (
 		Name: "anthropic-api-key", Env: "ANTHROPIC_API_KEY_PARAMETER", DevEnv: "ANTHROPIC_API_KEY",
 		Use: "the key of Anthropic's API (missing: provider anthropic off)", Optional: true,
 	}
+	BraveAPIKey = Spec{
+		Name: "brave-api-key", Env: "BRAVE_API_KEY_PARAMETER", DevEnv: "BRAVE_API_KEY",
+		Use: "the Brave Search API key of web_search (missing: web_search answers that it is not configured)", Optional: true,
+	}
 )
 
 // All lists every secret, by name.
 func All() []Spec {
-	all := []Spec{DiscordBotToken, TelegramBotToken, TelegramWebhookSecret, GatewayToken, HooksToken, OpenAIAPIKey, AnthropicAPIKey}
+	all := []Spec{DiscordBotToken, TelegramBotToken, TelegramWebhookSecret, GatewayToken, HooksToken, OpenAIAPIKey, AnthropicAPIKey, BraveAPIKey}
 	sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })
 	return all
 }

@@ -1,17 +1,43 @@
 package tool
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/zero-gateway/zero/shared/config"
+)
 
 // provided are the tools ZERO implements today, sorted. sessions_list,
 // sessions_history and sessions_send are offered only where the session
 // store can read other sessions (always, deployed); sessions_send also
 // needs the work queue (the runner has it when ZERO_QUEUE_URL is set), as
-// does sessions_spawn.
-var provided = []string{"agents_list", "session_status", "sessions_history", "sessions_list", "sessions_send", "sessions_spawn"}
+// does sessions_spawn. memory_get and memory_search are offered where the
+// runner has the agents' workspace bucket (always, deployed). web_fetch
+// and web_search are offered when tools.web enables them (Available).
+var provided = []string{"agents_list", "memory_get", "memory_search", "session_status", "sessions_history", "sessions_list", "sessions_send", "sessions_spawn", "web_fetch", "web_search"}
 
 // Provided reports whether ZERO implements the tool name today; a tool the
 // policy allows but ZERO does not provide is never offered to a model.
 func Provided(name string) bool {
 	_, ok := slices.BinarySearch(provided, normalize(name))
 	return ok
+}
+
+// Available reports whether ZERO offers the tool name under cfg (nil:
+// config.Default()) when the policy allows it: it is Provided and, for
+// web_fetch and web_search, enabled by tools.web.fetch.enabled (default
+// true) and tools.web.search.enabled (default false).
+func Available(cfg *config.Config, name string) bool {
+	if !Provided(name) {
+		return false
+	}
+	if cfg == nil {
+		cfg = config.Default()
+	}
+	switch normalize(name) {
+	case "web_fetch":
+		return cfg.Tools.Web.Fetch.Enabled
+	case "web_search":
+		return cfg.Tools.Web.Search.Enabled
+	}
+	return true
 }

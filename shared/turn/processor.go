@@ -75,6 +75,9 @@ type Processor struct {
 	System       string            // base system prompt; the tools section is added per run
 	Hooks        Hooks             // plugin extension points
 	Workspace    Workspace         // nil: no workspace files in the prompt
+	Memory       Memory            // nil: memory_search and memory_get are not offered
+	WebFetch     WebFetcher        // nil: web_fetch is not offered (also off by tools.web.fetch.enabled)
+	WebSearch    WebSearcher       // nil: web_search is not offered (also off unless tools.web.search.enabled)
 	Runs         RunStore          // nil: runs leave no record or events
 	Log          *slog.Logger
 	Now          func() time.Time
@@ -88,6 +91,11 @@ type Processor struct {
 	// KindDeliver messages. Both nil: flows announce nothing.
 	Outbox Outbox
 	Work   Enqueuer
+	// CallsOf returns the AWS calls made so far with ctx, by
+	// "Service.Operation" (the runner's per-session tally,
+	// awsconfig.TallyOf); nil: a sub-agent's announce prices its run from
+	// the per-turn call profile instead.
+	CallsOf func(ctx context.Context) map[string]int
 }
 
 // Handle processes m. attempt is the delivery count (1 on first delivery).

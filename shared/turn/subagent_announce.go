@@ -108,7 +108,7 @@ func (p *Processor) announceSubagent(ctx context.Context, m inbound.Message, f i
 	return p.announce(ctx, OutboxItem{
 		ID: flowStepID(f.ID, OutboxSubagent, 0), Kind: OutboxSubagent, SessionKey: m.SessionKey,
 		Delivery: session.DeliveryContext{Channel: r.Channel, To: r.To, AccountID: r.AccountID, ThreadID: r.ThreadID},
-		Text:     subagentAnnounce(cfg, f, m.SessionKey, child, rec, p.Now()),
+		Text:     subagentAnnounce(cfg, f, m.SessionKey, child, rec, p.Now(), p.callsOf(ctx)),
 	})
 }
 
@@ -148,13 +148,14 @@ func (p *Processor) readEntry(ctx context.Context, key string) (session.Entry, e
 }
 
 // subagentAnnounce is the announce text of the child session key (entry
-// child) whose run ended as rec:
+// child) whose run ended as rec, its turn having made the counted AWS
+// calls (nil: not counted):
 //
 //	Status: <ok|error|timeout|aborted: the run's outcome, never the model's text>
 //	Result: <the reply>
 //	Notes: <label, cleanup, ...>
 //	Stats: runtime · tokens · session and id · transcript · cost
-func subagentAnnounce(cfg *config.Config, f inbound.Flow, key string, child session.Entry, rec Record, now time.Time) string {
+func subagentAnnounce(cfg *config.Config, f inbound.Flow, key string, child session.Entry, rec Record, now time.Time, counted map[string]int) string {
 	result := strings.TrimSpace(rec.Reply)
 	if result == "" {
 		result = "(no reply)"
@@ -163,7 +164,7 @@ func subagentAnnounce(cfg *config.Config, f inbound.Flow, key string, child sess
 		"Status: " + subagentStatus(rec.Outcome),
 		"Result: " + result,
 		"Notes: " + subagentNotes(f, rec.Outcome),
-		subagentStats(cfg, f, key, child, rec, now),
+		subagentStats(cfg, f, key, child, rec, now, counted),
 	}, "\n")
 }
 
@@ -196,4 +197,13 @@ func subagentNotes(f inbound.Flow, outcome string) string {
 		return "none"
 	}
 	return strings.Join(notes, "; ")
+}
+
+// callsOf is the AWS calls counted on ctx so far (Processor.CallsOf), nil
+// when nothing counts them.
+func (p *Processor) callsOf(ctx context.Context) map[string]int {
+	if p.CallsOf == nil {
+		return nil
+	}
+	return p.CallsOf(ctx)
 }

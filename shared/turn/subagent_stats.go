@@ -21,10 +21,10 @@ const subagentInvocations = 2
 // tokens in/out/total of the run, the child's session key and id, its
 // transcript path, and the cost: the model's tokens at the configured
 // price (models.providers.<provider>.models[].cost) when there is one,
-// and ZERO's own infrastructure estimated ("≈") from the per-turn AWS
-// call profile (cost.TurnCalls plus cost.AnnounceCalls) and the runtime
-// taken as the runner's Lambda time, at AWS list prices.
-func subagentStats(cfg *config.Config, f inbound.Flow, key string, child session.Entry, rec Record, now time.Time) string {
+// and ZERO's own infrastructure from the run's AWS calls (counted, see
+// infraCost) and the runtime taken as the runner's Lambda time, at AWS
+// list prices.
+func subagentStats(cfg *config.Config, f inbound.Flow, key string, child session.Entry, rec Record, now time.Time, counted map[string]int) string {
 	runtime := time.Duration(0)
 	if f.StartedAt > 0 {
 		runtime = max(now.Sub(time.UnixMilli(f.StartedAt)), 0)
@@ -42,7 +42,7 @@ func subagentStats(cfg *config.Config, f inbound.Flow, key string, child session
 	if child.SessionID != "" {
 		parts = append(parts, "transcript "+session.TranscriptPath(key, child))
 	}
-	parts = append(parts, "cost "+modelCost(cfg, child, u.Input, u.Output)+", "+infraCost(runtime))
+	parts = append(parts, "cost "+modelCost(cfg, child, u.Input, u.Output)+", "+infraCost(runtime, counted))
 	return "Stats: " + strings.Join(parts, " · ")
 }
 
@@ -67,16 +67,28 @@ func modelCost(cfg *config.Config, child session.Entry, in, out int64) string {
 	return "model " + usd(cost.Tokens(in, out, price.Input, price.Output)) + " (" + ref.String() + ")"
 }
 
-// infraCost estimates ZERO's own AWS cost of the run.
-func infraCost(runtime time.Duration) string {
-	calls := cost.Add(cost.TurnCalls, cost.AnnounceCalls)
+// spawnAndAfterCalls are the AWS calls of a sub-agent's run outside its
+// turn's own (which the runner counts): the spawn's SendMessage, the
+// record's UpdateItem after the announce, and the announce itself.
+var spawnAndAfterCalls = cost.Add(map[string]int{"SQS.SendMessage": 1, "DynamoDB.UpdateItem": 1}, cost.AnnounceCalls)
+
+// infraCost prices ZERO's own AWS use for the run: counted, the calls the
+// child's turn made (the runner's per-session tally), plus
+// spawnAndAfterCalls; without a count, the per-turn profile
+// (cost.TurnCalls plus cost.AnnounceCalls), marked "≈". The runtime is
+// taken as the runner's Lambda time.
+func infraCost(runtime time.Duration, counted map[string]int) string {
+	calls, how := cost.Add(cost.TurnCalls, cost.AnnounceCalls), "≈%d AWS calls (per-turn profile)"
+	if counted != nil {
+		calls, how = cost.Add(counted, spawnAndAfterCalls), "%d AWS calls, counted"
+	}
 	n := 0
 	for _, c := range calls {
 		n += c
 	}
 	awsUSD, _ := cost.ListPrices.Calls(calls)
 	lambdaUSD := cost.ListPrices.Lambda(runtime, cost.RunnerMemoryMB, subagentInvocations)
-	return fmt.Sprintf("ZERO infra ≈%s (≈%d AWS calls, %d Lambda invocations of %d MB, ≤%s)",
+	return fmt.Sprintf("ZERO infra ≈%s ("+how+", %d Lambda invocations of %d MB, ≤%s)",
 		usd(awsUSD+lambdaUSD), n, subagentInvocations, cost.RunnerMemoryMB, shortDuration(runtime))
 }
 

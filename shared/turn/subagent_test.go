@@ -54,10 +54,15 @@ func TestFinishSubagent(t *testing.T) {
 		want    []string // the announce's lines but the stats; nil: no announce
 		stats   []string // parts the stats line holds
 		deleted bool
+		counted map[string]int // the turn's AWS calls as the runner counts them; nil: not counted
 	}{
 		{name: "ok, with label", args: `{"task": "count errors", "label": "errs"}`, rec: ok,
 			want:  []string{"Status: ok", "Result: 42 errors", `Notes: label "errs"`},
-			stats: []string{"Stats: runtime ", "tokens 1000 in / 200 out / 1200 total", "(id ", "transcript agents/main/sessions/", "model n/a (no price for zero/echo in models.providers)", "ZERO infra ≈$"}},
+			stats: []string{"Stats: runtime ", "tokens 1000 in / 200 out / 1200 total", "(id ", "transcript agents/main/sessions/", "model n/a (no price for zero/echo in models.providers)", "ZERO infra ≈$", "(≈9 AWS calls (per-turn profile)"}},
+		{name: "counted calls", args: `{"task": "t"}`, rec: ok,
+			counted: map[string]int{"DynamoDB.BatchGetItem": 1, "S3.PutObject": 1, "DynamoDB.TransactWriteItems": 1, "DynamoDB.GetItem": 3},
+			want:    []string{"Status: ok", "Result: 42 errors", "Notes: none"},
+			stats:   []string{"(12 AWS calls, counted, 2 Lambda invocations of 256 MB"}},
 		{name: "priced model", doc: priced, args: `{"task": "t"}`, rec: ok,
 			want:  []string{"Status: ok", "Result: 42 errors", "Notes: none"},
 			stats: []string{"cost model $0.0030 (zero/echo)"}},
@@ -80,6 +85,9 @@ func TestFinishSubagent(t *testing.T) {
 				doc = sessionsConfig
 			}
 			r, _, out, child := spawnRig(t, doc, tc.args)
+			if tc.counted != nil {
+				r.proc.CallsOf = func(context.Context) map[string]int { return tc.counted }
+			}
 			if tc.noRoute {
 				f := *child.Flow
 				f.Route = nil

@@ -23,7 +23,9 @@ import (
 // agent:<id>:subagent:<uuid>. sessions_list and sessions_history are
 // provided when the store can read other sessions (SessionReader), and
 // sessions_send when the Processor also has an Ingress; sessions_spawn
-// whenever it has an Ingress (never to a sub-agent: the policy denies it).
+// whenever it has an Ingress (never to a sub-agent: the policy denies it);
+// memory_search and memory_get when it has a Memory; web_fetch and
+// web_search when it has their backend and tools.web enables them.
 func (p *Processor) tools(ctx context.Context, t *turnState, e session.Entry, ref model.Ref) []agent.Tool {
 	agentCfg, _ := t.cfg.Agent(agentOf(t.msg.SessionKey, e))
 	decision := tool.Decide(t.cfg, tool.Request{AgentID: e.AgentID, Model: ref, Sandbox: agentCfg.Sandboxed, Subagent: session.IsSubagent(t.msg.SessionKey)})
@@ -42,6 +44,10 @@ func (p *Processor) tools(ctx context.Context, t *turnState, e session.Entry, re
 		provided = append(provided, sessionsSpawnTool{p: p, view: view, ingress: p.Ingress, caller: t.msg, entry: e, spawns: &sendCounter{}})
 	}
 	provided = append(provided, agentsListTool{view: view})
+	provided = append(provided, p.webTools(t.cfg)...)
+	if p.Memory != nil {
+		provided = append(provided, memorySearchTool{mem: p.Memory, agentID: agentOf(t.msg.SessionKey, e)}, memoryGetTool{mem: p.Memory, agentID: agentOf(t.msg.SessionKey, e)})
+	}
 	var allowed []agent.Tool
 	for _, tl := range provided {
 		if decision.Allowed(tl.Spec().Name) {

@@ -224,6 +224,9 @@ func TestProvidedToolsMatchTheInventory(t *testing.T) {
 	r := newRig()
 	r.proc.Store = r.store           // a store that reads other sessions, as deployed
 	r.proc.Ingress = queuedNowhere{} // and a way into the work queue
+	r.proc.Memory = agentMemory()    // and the workspace bucket
+	r.proc.WebFetch, r.proc.WebSearch = testFetcher(), &fakeSearcher{}
+	r.settings.set(webConfig) // web_search is on only when tools.web enables it
 	llm := &scriptModel{answers: []model.Response{final("ok")}}
 	r.proc.Models["zero"] = llm
 	r.handle(t, msg(1, "hi"))

@@ -244,6 +244,7 @@ func TestProvisionFromTemplate(t *testing.T) {
 			"TELEGRAM_BOT_TOKEN_PARAMETER": "/zero/" + prefix + "/secrets/telegram-bot-token",
 			"OPENAI_API_KEY_PARAMETER":     "/zero/" + prefix + "/secrets/openai-api-key",
 			"ANTHROPIC_API_KEY_PARAMETER":  "/zero/" + prefix + "/secrets/anthropic-api-key",
+			"BRAVE_API_KEY_PARAMETER":      "/zero/" + prefix + "/secrets/brave-api-key",
 			"DISCORD_BOT_TOKEN_PARAMETER":  "/zero/" + prefix + "/secrets/discord-bot-token",
 			"DISCORD_APPLICATION_ID":       "",
 			"DISCORD_API_BASE_URL":         "https://discord.com/api/v10",

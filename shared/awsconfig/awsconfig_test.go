@@ -1,0 +1,61 @@
+package awsconfig
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/smithy-go/middleware"
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestTally: calls made with a tallied context are counted on its tally
+// and on the Counter; calls made without one only on the Counter; two
+// tallies do not see each other's calls.
+func TestTally(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+		w.Write([]byte(`{}`))
+	}))
+	defer srv.Close()
+	counter := NewCounter()
+	client := sqs.NewFromConfig(aws.Config{
+		Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKID", "SECRET", ""),
+		APIOptions: []func(*middleware.Stack) error{counter.middleware},
+	}, func(o *sqs.Options) { o.BaseEndpoint = aws.String(srv.URL) })
+
+	a, b := WithTally(context.Background()), WithTally(context.Background())
+	send := func(ctx context.Context) {
+		t.Helper()
+		if _, err := client.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(srv.URL + "/q"), MessageBody: aws.String("x")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(a)
+	send(a)
+	send(b)
+	send(context.Background())
+	tests := []struct {
+		name string
+		got  map[string]int
+		want map[string]int
+	}{
+		{"first tally", TallyOf(a), map[string]int{"SQS.SendMessage": 2}},
+		{"second tally", TallyOf(b), map[string]int{"SQS.SendMessage": 1}},
+		{"no tally", TallyOf(context.Background()), nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, tc.got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+	if counter.Total() != 4 {
+		t.Errorf("counter total %d; want 4", counter.Total())
+	}
+}
