@@ -133,44 +133,7 @@ func (s *devSettings) orGenerate(spec secret.Spec) (value string, generated bool
 }
 
 func runDev(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("zero dev", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: zero dev [flags]")
-		fmt.Fprintln(stderr)
-		fmt.Fprintln(stderr, "Runs ZERO locally without Docker: provisions template.yaml's queues, table and bucket")
-		fmt.Fprintln(stderr, "on the AWS emulator (uses one answering on -emulator, else starts moto there), builds")
-		fmt.Fprintln(stderr, "the functions for this machine, runs them under aws-lambda-rie, serves the HTTP API")
-		fmt.Fprintln(stderr, "routes and feeds the SQS triggers. Ctrl-C stops everything it started.")
-		fmt.Fprintln(stderr)
-		fmt.Fprintln(stderr, "Parameters come from TELEGRAM_API_BASE_URL, OPENAI_BASE_URL, ZERO_MODEL, DISCORD_PUBLIC_KEY")
-		fmt.Fprintln(stderr, "(hex), DISCORD_APPLICATION_ID and DISCORD_API_BASE_URL; DISCORD_BOT_TOKEN is a secret. The secrets")
-		fmt.Fprintln(stderr, "TELEGRAM_BOT_TOKEN, TELEGRAM_WEBHOOK_SECRET, ZERO_GATEWAY_TOKEN, OPENAI_API_KEY and")
-		fmt.Fprintln(stderr, "ANTHROPIC_API_KEY are written into the emulator's SSM as SecureString parameters, where")
-		fmt.Fprintln(stderr, "the functions read them; the webhook secret and the gateway token need 32+ characters")
-		fmt.Fprintln(stderr, "(generated when unset).")
-		fmt.Fprintln(stderr)
-		fmt.Fprintln(stderr, "The config is the zero.json named by ZERO_CONFIG, else ~/.zero/zero.json, else a local")
-		fmt.Fprintln(stderr, "config that admits everyone. It is validated at start (an invalid one stops zero dev) and")
-		fmt.Fprintln(stderr, "watched: valid edits apply within seconds, invalid ones are reported and not applied.")
-		fmt.Fprintln(stderr)
-		fs.PrintDefaults()
-	}
-	root := fs.String("root", ".", "repository root (template.yaml, infra/, functions/)")
-	addr := fs.String("addr", devstack.DefaultFrontAddr, "HTTP API listen address")
-	emu := fs.String("emulator", devstack.DefaultEmulatorAddr, "AWS emulator address to use, or to start moto on")
-	prefix := fs.String("prefix", devstack.DefaultPrefix, "name prefix of the local resources")
-	pollWait := fs.Duration("poll-wait", 5*time.Second, "SQS long-poll wait of the queue triggers, 1s-20s (Ctrl-C waits for an open poll to end, so that no message stays hidden)")
-	pools := fs.String("pool", "", "RIE processes per function, e.g. Runner=4,TelegramWebhook=2")
-	verbose := fs.Bool("v", false, "also show the RIE's per-invocation log lines")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		fs.Usage()
-		return fmt.Errorf("zero dev takes no arguments, got %q", fs.Args())
-	}
-	sizes, err := parsePoolSizes(*pools)
+	opts, err := parseDevFlags(args, stderr)
 	if err != nil {
 		return err
 	}
@@ -200,20 +163,9 @@ func runDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		defer tg.Close()
 		settings.params["TelegramAPIBaseURL"] = tg.URL
 	}
-	st, err := devstack.Start(ctx, devstack.Options{
-		Root:         *root,
-		Prefix:       *prefix,
-		EmulatorAddr: *emu,
-		FrontAddr:    *addr,
-		Params:       settings.params,
-		Secrets:      settings.secrets,
-		Config:       storable(conf.data),
-		PollWait:     *pollWait,
-		PoolSizes:    sizes,
-		Output:       stderr,
-		Verbose:      *verbose,
-		Logf:         logf,
-	})
+	opts.Params, opts.Secrets, opts.Config = settings.params, settings.secrets, storable(conf.data)
+	opts.Output, opts.Logf = stderr, logf
+	st, err := devstack.Start(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("start local stack: %w", err)
 	}
@@ -222,7 +174,73 @@ func runDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		w := newConfigWatcher(conf.loc.path, conf.stamp, st.PutConfig, logf)
 		go w.run(ctx, configPollInterval)
 	}
+	printDevBanner(stdout, st, settings, conf)
 
+	<-ctx.Done()
+	// A second Ctrl-C quits at once; children die with us (Pdeathsig).
+	signal.Reset(os.Interrupt, syscall.SIGTERM)
+	logf("stopping (finishing the open queue polls, up to %s; Ctrl-C again to quit now)", opts.PollWait)
+	err = st.Close()
+	logf("stopped")
+	return err
+}
+
+// parseDevFlags reads zero dev's flags into the stack's options (the
+// parameters, secrets and config come from the environment).
+func parseDevFlags(args []string, stderr io.Writer) (devstack.Options, error) {
+	fs := flag.NewFlagSet("zero dev", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { devUsage(stderr, fs) }
+	root := fs.String("root", ".", "repository root (template.yaml, infra/, functions/)")
+	addr := fs.String("addr", devstack.DefaultFrontAddr, "HTTP API listen address")
+	emu := fs.String("emulator", devstack.DefaultEmulatorAddr, "AWS emulator address to use, or to start moto on")
+	prefix := fs.String("prefix", devstack.DefaultPrefix, "name prefix of the local resources")
+	pollWait := fs.Duration("poll-wait", 5*time.Second, "SQS long-poll wait of the queue triggers, 1s-20s (Ctrl-C waits for an open poll to end, so that no message stays hidden)")
+	pools := fs.String("pool", "", "RIE processes per function, e.g. Runner=4,TelegramWebhook=2")
+	verbose := fs.Bool("v", false, "also show the RIE's per-invocation log lines")
+	if err := fs.Parse(args); err != nil {
+		return devstack.Options{}, err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return devstack.Options{}, fmt.Errorf("zero dev takes no arguments, got %q", fs.Args())
+	}
+	sizes, err := parsePoolSizes(*pools)
+	if err != nil {
+		return devstack.Options{}, err
+	}
+	return devstack.Options{
+		Root: *root, Prefix: *prefix, EmulatorAddr: *emu, FrontAddr: *addr,
+		PollWait: *pollWait, PoolSizes: sizes, Verbose: *verbose,
+	}, nil
+}
+
+// devUsage is zero dev's help.
+func devUsage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprint(w, `usage: zero dev [flags]
+
+Runs ZERO locally without Docker: provisions template.yaml's queues, table and bucket
+on the AWS emulator (uses one answering on -emulator, else starts moto there), builds
+the functions for this machine, runs them under aws-lambda-rie, serves the HTTP API
+routes and feeds the SQS triggers. Ctrl-C stops everything it started.
+
+Parameters come from TELEGRAM_API_BASE_URL, OPENAI_BASE_URL, ZERO_MODEL, DISCORD_PUBLIC_KEY
+(hex), DISCORD_APPLICATION_ID and DISCORD_API_BASE_URL; DISCORD_BOT_TOKEN is a secret. The secrets
+TELEGRAM_BOT_TOKEN, TELEGRAM_WEBHOOK_SECRET, ZERO_GATEWAY_TOKEN, OPENAI_API_KEY and
+ANTHROPIC_API_KEY are written into the emulator's SSM as SecureString parameters, where
+the functions read them; the webhook secret and the gateway token need 32+ characters
+(generated when unset).
+
+The config is the zero.json named by ZERO_CONFIG, else ~/.zero/zero.json, else a local
+config that admits everyone. It is validated at start (an invalid one stops zero dev) and
+watched: valid edits apply within seconds, invalid ones are reported and not applied.
+
+`)
+	fs.PrintDefaults()
+}
+
+// printDevBanner tells the user where everything runs and how to try it.
+func printDevBanner(stdout io.Writer, st *devstack.Stack, settings devSettings, conf devConfig) {
 	fmt.Fprintln(stdout)
 	fmt.Fprint(stdout, st.Describe())
 	fmt.Fprintln(stdout)
@@ -254,14 +272,6 @@ func runDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fmt.Fprintln(stdout)
 	fmt.Fprintln(stdout, "AWS CLI against the emulator: aws --endpoint-url "+st.EndpointURL+" sqs list-queues")
 	fmt.Fprintln(stdout, "Ctrl-C stops everything.")
-
-	<-ctx.Done()
-	// A second Ctrl-C quits at once; children die with us (Pdeathsig).
-	signal.Reset(os.Interrupt, syscall.SIGTERM)
-	logf("stopping (finishing the open queue polls, up to %s; Ctrl-C again to quit now)", *pollWait)
-	err = st.Close()
-	logf("stopped")
-	return err
 }
 
 // configPollInterval is how often `zero dev` looks at zero.json for edits.
