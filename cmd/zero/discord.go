@@ -99,33 +99,10 @@ func runRegisterCommands(ctx context.Context, args []string, stdout, stderr io.W
 	if err != nil {
 		return err
 	}
-	if *appID == "" {
-		*appID = os.Getenv(discordAppIDEnv)
-	}
-	if *appID == "" && !*dryRun {
-		return fmt.Errorf("no application id: pass --application-id or set %s (Developer Portal, General Information)", discordAppIDEnv)
-	}
-	if *appID != "" && !isSnowflake(*appID) {
-		return fmt.Errorf("application id %q: want Discord's numeric id", *appID)
-	}
-	if *guild != "" && !isSnowflake(*guild) {
-		return fmt.Errorf("--guild %q: want the guild's numeric id", *guild)
-	}
-	base, err := discordBaseURL(os.Getenv(discordAPIBaseEnv))
+	res, err := registerPlan(*appID, *guild, *dryRun)
 	if err != nil {
 		return err
 	}
-	id := *appID
-	if id == "" {
-		id = "{application_id}"
-	}
-	path := "/applications/" + id + "/commands"
-	res := registerResult{ApplicationID: *appID, GuildID: *guild, Scope: "global", Method: http.MethodPut, DryRun: *dryRun, Commands: discord.ApplicationCommands()}
-	if *guild != "" {
-		path = "/applications/" + id + "/guilds/" + *guild + "/commands"
-		res.Scope = "guild"
-	}
-	res.URL = base + path
 	body, err := json.Marshal(res.Commands)
 	if err != nil {
 		return err
@@ -152,18 +129,56 @@ func runRegisterCommands(ctx context.Context, args []string, stdout, stderr io.W
 	if *asJSON {
 		return writeJSON(stdout, res)
 	}
+	printRegistered(stdout, res)
+	return nil
+}
+
+// registerPlan checks the ids (appID from $DISCORD_APPLICATION_ID when
+// empty; only a dry run may go without) and says where the bulk
+// overwrite goes: the global or the guild's commands.
+func registerPlan(appID, guild string, dryRun bool) (registerResult, error) {
+	if appID == "" {
+		appID = os.Getenv(discordAppIDEnv)
+	}
+	if appID == "" && !dryRun {
+		return registerResult{}, fmt.Errorf("no application id: pass --application-id or set %s (Developer Portal, General Information)", discordAppIDEnv)
+	}
+	if appID != "" && !isSnowflake(appID) {
+		return registerResult{}, fmt.Errorf("application id %q: want Discord's numeric id", appID)
+	}
+	if guild != "" && !isSnowflake(guild) {
+		return registerResult{}, fmt.Errorf("--guild %q: want the guild's numeric id", guild)
+	}
+	base, err := discordBaseURL(os.Getenv(discordAPIBaseEnv))
+	if err != nil {
+		return registerResult{}, err
+	}
+	id := appID
+	if id == "" {
+		id = "{application_id}"
+	}
+	res := registerResult{ApplicationID: appID, GuildID: guild, Scope: "global", Method: http.MethodPut, DryRun: dryRun, Commands: discord.ApplicationCommands()}
+	res.URL = base + "/applications/" + id + "/commands"
+	if guild != "" {
+		res.URL = base + "/applications/" + id + "/guilds/" + guild + "/commands"
+		res.Scope = "guild"
+	}
+	return res, nil
+}
+
+// printRegistered says what was registered, and when it shows.
+func printRegistered(stdout io.Writer, res registerResult) {
 	names := make([]string, len(res.Registered))
 	for i, c := range res.Registered {
 		names[i] = "/" + c.Name
 	}
-	if *guild != "" {
-		fmt.Fprintf(stdout, "registered %d commands in guild %s for application %s: %s\n", len(names), *guild, *appID, strings.Join(names, " "))
+	if res.GuildID != "" {
+		fmt.Fprintf(stdout, "registered %d commands in guild %s for application %s: %s\n", len(names), res.GuildID, res.ApplicationID, strings.Join(names, " "))
 		fmt.Fprintln(stdout, "guild commands appear at once")
-	} else {
-		fmt.Fprintf(stdout, "registered %d commands globally for application %s: %s\n", len(names), *appID, strings.Join(names, " "))
-		fmt.Fprintln(stdout, "global commands can take up to an hour to appear; use --guild ID to try them at once in one server")
+		return
 	}
-	return nil
+	fmt.Fprintf(stdout, "registered %d commands globally for application %s: %s\n", len(names), res.ApplicationID, strings.Join(names, " "))
+	fmt.Fprintln(stdout, "global commands can take up to an hour to appear; use --guild ID to try them at once in one server")
 }
 
 func commandNames(cs []discord.ApplicationCommand) []string {
