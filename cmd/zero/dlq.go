@@ -345,13 +345,9 @@ func runDLQRedrive(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}, ""); err != nil {
 		return err
 	}
-	m := sqsqueue.RedriveMethod(*method)
-	switch *method {
-	case "auto":
-		m = sqsqueue.RedriveAuto
-	case string(sqsqueue.RedriveMoveTask), string(sqsqueue.RedriveResend):
-	default:
-		return fmt.Errorf("dlq redrive: --method %q: want auto, move-task or resend", *method)
+	m, err := redriveMethod(*method)
+	if err != nil {
+		return err
 	}
 	if *limit < 0 || *wait < 0 {
 		return errors.New("dlq redrive: --limit and --wait must not be negative")
@@ -362,13 +358,8 @@ func runDLQRedrive(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	report := dlqRedriveReport{Queue: dlq.URL(), Target: *to, DryRun: *dryRun}
 	if *dryRun {
-		depth, err := dlq.Depth(ctx)
-		if err != nil {
-			return fmt.Errorf("dlq redrive: %w", err)
-		}
-		report.WouldMove, report.Left = depth.Visible, depth.Visible+depth.InFlight
-		if *limit > 0 {
-			report.WouldMove = min(report.WouldMove, *limit)
+		if err := countRedrive(ctx, dlq, &report, *limit); err != nil {
+			return err
 		}
 		return printRedrive(stdout, report, *asJSON)
 	}
@@ -392,6 +383,31 @@ func runDLQRedrive(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	if report.TaskStatus == "FAILED" {
 		return fmt.Errorf("dlq redrive: the move task failed: %s", orDash(report.TaskError))
+	}
+	return nil
+}
+
+// redriveMethod reads --method.
+func redriveMethod(s string) (sqsqueue.RedriveMethod, error) {
+	switch s {
+	case "auto":
+		return sqsqueue.RedriveAuto, nil
+	case string(sqsqueue.RedriveMoveTask), string(sqsqueue.RedriveResend):
+		return sqsqueue.RedriveMethod(s), nil
+	}
+	return "", fmt.Errorf("dlq redrive: --method %q: want auto, move-task or resend", s)
+}
+
+// countRedrive fills a dry run's report: what would move (at most limit
+// when > 0) and what is there.
+func countRedrive(ctx context.Context, dlq *sqsqueue.DLQ, report *dlqRedriveReport, limit int) error {
+	depth, err := dlq.Depth(ctx)
+	if err != nil {
+		return fmt.Errorf("dlq redrive: %w", err)
+	}
+	report.WouldMove, report.Left = depth.Visible, depth.Visible+depth.InFlight
+	if limit > 0 {
+		report.WouldMove = min(report.WouldMove, limit)
 	}
 	return nil
 }
