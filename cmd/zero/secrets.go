@@ -111,14 +111,9 @@ func runSecretsSet(ctx context.Context, args []string, stdout, stderr io.Writer,
 	}
 	stackGiven := false
 	fs.Visit(func(f *flag.Flag) { stackGiven = stackGiven || f.Name == "stack" })
-	target := *param
-	switch {
-	case target != "" && stackGiven:
-		return errors.New("pass --stack or --parameter, not both")
-	case target == "" && *stack == "":
-		return fmt.Errorf("which stack? pass --stack STACK or set %s (or --parameter PARAM)", stackEnv)
-	case target == "":
-		target = secret.Parameter(*stack, spec.Name)
+	target, err := secretTarget(spec, *param, *stack, stackGiven)
+	if err != nil {
+		return err
 	}
 	v, err := readSecretValue(spec, stderr)
 	if err != nil {
@@ -137,13 +132,32 @@ func runSecretsSet(ctx context.Context, args []string, stdout, stderr io.Writer,
 	}
 	fmt.Fprintf(stdout, "secret %s written to %s (SecureString, version %d); the functions use it within %s\n",
 		spec.Name, target, version, ssmparam.DefaultSecretsTTL)
+	secretNextStep(stdout, spec, v)
+	return nil
+}
+
+// secretTarget is the parameter a secret is written to: --parameter, or
+// the stack's /zero/<stack>/secrets/<name>; never both.
+func secretTarget(spec secret.Spec, param, stack string, stackGiven bool) (string, error) {
+	switch {
+	case param != "" && stackGiven:
+		return "", errors.New("pass --stack or --parameter, not both")
+	case param != "":
+		return param, nil
+	case stack == "":
+		return "", fmt.Errorf("which stack? pass --stack STACK or set %s (or --parameter PARAM)", stackEnv)
+	}
+	return secret.Parameter(stack, spec.Name), nil
+}
+
+// secretNextStep says what else a new value of spec needs, if anything.
+func secretNextStep(stdout io.Writer, spec secret.Spec, v string) {
 	switch spec.Name {
 	case secret.TelegramBotToken.Name:
 		fmt.Fprintf(stdout, "bot id %s: the stack parameter TelegramBotId must be the same\n", secret.BotID(v))
 	case secret.TelegramWebhookSecret.Name:
 		fmt.Fprintln(stdout, "now tell Telegram: zero telegram set-webhook --url <WebhookURL> (with the same secret)")
 	}
-	return nil
 }
 
 // readSecretValue reads the value from stdin: on a terminal with a prompt
