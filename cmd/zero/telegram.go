@@ -75,20 +75,8 @@ func runSetWebhook(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	if *token == "" {
-		*token = os.Getenv(telegramTokenEnv)
-	}
-	if *token == "" {
-		return fmt.Errorf("no bot token: pass --token or set %s", telegramTokenEnv)
-	}
-	if *secret == "" {
-		*secret = os.Getenv(telegramSecretEnv)
-	}
-	if *secret == "" {
-		return fmt.Errorf("no webhook secret: pass --secret or set %s", telegramSecretEnv)
-	}
-	if err := telegram.CheckSecret(*secret); err != nil {
-		return fmt.Errorf("set-webhook: %w", err)
+	if *token, *secret, err = webhookCredentials(*token, *secret); err != nil {
+		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
@@ -107,6 +95,28 @@ func runSetWebhook(ctx context.Context, args []string, stdout, stderr io.Writer)
 		fmt.Fprintln(stdout, "pending updates dropped")
 	}
 	return nil
+}
+
+// webhookCredentials are the bot token and webhook secret of
+// set-webhook: the flags', else the environment's; both required, the
+// secret in Telegram's alphabet.
+func webhookCredentials(token, secret string) (string, string, error) {
+	if token == "" {
+		token = os.Getenv(telegramTokenEnv)
+	}
+	if token == "" {
+		return "", "", fmt.Errorf("no bot token: pass --token or set %s", telegramTokenEnv)
+	}
+	if secret == "" {
+		secret = os.Getenv(telegramSecretEnv)
+	}
+	if secret == "" {
+		return "", "", fmt.Errorf("no webhook secret: pass --secret or set %s", telegramSecretEnv)
+	}
+	if err := telegram.CheckSecret(secret); err != nil {
+		return "", "", fmt.Errorf("set-webhook: %w", err)
+	}
+	return token, secret, nil
 }
 
 // webhookURL is the public URL with the webhook path, added unless it ends
