@@ -99,23 +99,11 @@ var (
 // day-of-week); years in the 6th field as numbers, ranges and lists. L, W
 // and # are refused (they read as "not a number").
 func parseCron(expr string) (*cronSpec, error) {
-	f := strings.Fields(expr)
-	awsForm := false
-	switch len(f) {
-	case 5:
-	case 6:
-		if f[2] == "?" || f[4] == "?" {
-			awsForm = true
-		} else if f[0] != "0" {
-			return nil, invalidf("schedule.expr: a 6-field expression with seconds must have 0 seconds (one-minute precision), got %q", f[0])
-		} else {
-			f = f[1:]
-		}
-	default:
-		return nil, invalidf("schedule.expr: want 5 fields (minute hour day-of-month month day-of-week), got %d in %q", len(f), expr)
+	f, awsForm, err := cronFields(expr)
+	if err != nil {
+		return nil, err
 	}
 	c := &cronSpec{}
-	var err error
 	if err = fill(c.minute[:], f[0], 0, 59, nil, "minute"); err != nil {
 		return nil, err
 	}
@@ -133,53 +121,99 @@ func parseCron(expr string) (*cronSpec, error) {
 	if strings.Contains(f[4], "/") {
 		return nil, invalidf("schedule.expr: day-of-week: steps are not supported, in %q", expr)
 	}
-	dowField := strings.ToUpper(f[4])
 	if awsForm {
-		if f[2] == "?" && f[4] == "?" || f[2] != "?" && f[4] != "?" {
-			return nil, invalidf("schedule.expr: exactly one of day-of-month and day-of-week must be \"?\", in %q", expr)
-		}
-		var set [64]bool
-		names := map[string]int{}
-		for k, v := range dayNames {
-			names[k] = v + 1
-		}
-		if err = fill(set[:], dowField, 1, 7, names, "day-of-week"); err != nil {
-			return nil, err
-		}
-		for d := 1; d <= 7; d++ {
-			c.dow[d-1] = set[d]
-		}
-		if f[5] != "*" {
-			c.years = map[int]bool{}
-			for _, part := range strings.Split(f[5], ",") {
-				lo, hi, ok := strings.Cut(part, "-")
-				a, err1 := strconv.Atoi(lo)
-				b := a
-				var err2 error
-				if ok {
-					b, err2 = strconv.Atoi(hi)
-				}
-				if err1 != nil || err2 != nil || a < 1970 || b > 2199 || a > b {
-					return nil, invalidf("schedule.expr: year: %q is not a year or range of years (1970-2199)", part)
-				}
-				for y := a; y <= b; y++ {
-					c.years[y] = true
-				}
-			}
-		}
-		c.aws = strings.Join(f, " ")
-		return c, nil
+		err = c.awsDays(f, expr)
+	} else {
+		err = c.standardDays(f, expr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// cronFields splits expr into its five standard fields, or the six of
+// EventBridge's form (awsForm: a "?" day field and a year); a standard
+// six-field expression with seconds must have 0 seconds.
+func cronFields(expr string) (f []string, awsForm bool, err error) {
+	f = strings.Fields(expr)
+	switch {
+	case len(f) == 5:
+		return f, false, nil
+	case len(f) == 6 && (f[2] == "?" || f[4] == "?"):
+		return f, true, nil
+	case len(f) == 6 && f[0] != "0":
+		return nil, false, invalidf("schedule.expr: a 6-field expression with seconds must have 0 seconds (one-minute precision), got %q", f[0])
+	case len(f) == 6:
+		return f[1:], false, nil
+	}
+	return nil, false, invalidf("schedule.expr: want 5 fields (minute hour day-of-month month day-of-week), got %d in %q", len(f), expr)
+}
+
+// awsDays reads the day-of-week (1-7, Sunday 1) and year fields of
+// EventBridge's form, exactly one day field being "?".
+func (c *cronSpec) awsDays(f []string, expr string) error {
+	if f[2] == "?" && f[4] == "?" || f[2] != "?" && f[4] != "?" {
+		return invalidf("schedule.expr: exactly one of day-of-month and day-of-week must be \"?\", in %q", expr)
 	}
 	var set [64]bool
-	if err = fill(set[:], dowField, 0, 7, dayNames, "day-of-week"); err != nil {
-		return nil, err
+	names := map[string]int{}
+	for k, v := range dayNames {
+		names[k] = v + 1
+	}
+	if err := fill(set[:], strings.ToUpper(f[4]), 1, 7, names, "day-of-week"); err != nil {
+		return err
+	}
+	for d := 1; d <= 7; d++ {
+		c.dow[d-1] = set[d]
+	}
+	years, err := parseYears(f[5])
+	if err != nil {
+		return err
+	}
+	c.years, c.aws = years, strings.Join(f, " ")
+	return nil
+}
+
+// parseYears reads a year field ("*": any, nil; else years and ranges
+// within 1970-2199).
+func parseYears(field string) (map[int]bool, error) {
+	if field == "*" {
+		return nil, nil
+	}
+	years := map[int]bool{}
+	for _, part := range strings.Split(field, ",") {
+		lo, hi, ok := strings.Cut(part, "-")
+		a, err1 := strconv.Atoi(lo)
+		b := a
+		var err2 error
+		if ok {
+			b, err2 = strconv.Atoi(hi)
+		}
+		if err1 != nil || err2 != nil || a < 1970 || b > 2199 || a > b {
+			return nil, invalidf("schedule.expr: year: %q is not a year or range of years (1970-2199)", part)
+		}
+		for y := a; y <= b; y++ {
+			years[y] = true
+		}
+	}
+	return years, nil
+}
+
+// standardDays reads a standard day-of-week field (0-7, Sunday 0 or 7)
+// and derives EventBridge's form, which cannot restrict both day fields.
+func (c *cronSpec) standardDays(f []string, expr string) error {
+	dowField := strings.ToUpper(f[4])
+	var set [64]bool
+	if err := fill(set[:], dowField, 0, 7, dayNames, "day-of-week"); err != nil {
+		return err
 	}
 	for d := 0; d <= 6; d++ {
 		c.dow[d] = set[d]
 	}
 	c.dow[0] = c.dow[0] || set[7]
 	if !c.domAny && !c.dowAny {
-		return nil, invalidf("schedule.expr: EventBridge cannot restrict both day-of-month and day-of-week; make one of them *, in %q", expr)
+		return invalidf("schedule.expr: EventBridge cannot restrict both day-of-month and day-of-week; make one of them *, in %q", expr)
 	}
 	dom, dow := f[2], awsDow(dowField)
 	if c.dowAny {
@@ -188,7 +222,7 @@ func parseCron(expr string) (*cronSpec, error) {
 		dom = "?"
 	}
 	c.aws = strings.Join([]string{f[0], f[1], dom, f[3], dow, "*"}, " ")
-	return c, nil
+	return nil
 }
 
 // awsDow shifts a standard day-of-week field (0-7, Sunday 0 or 7) to
