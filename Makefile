@@ -19,6 +19,7 @@ deps: $(RIE)
 	@$(PYTHON) -c 'import moto.server' 2>/dev/null || $(PYTHON) -m pip install --quiet 'moto[server]'
 	@$(PYTHON) -c 'import samtranslator' 2>/dev/null || $(PYTHON) -m pip install --quiet aws-sam-translator
 	@command -v cfn-lint >/dev/null || $(PYTHON) -m pip install --quiet cfn-lint
+	@infra/deps-browser.sh
 	@$(GO) mod download
 
 $(RIE):

@@ -257,6 +257,7 @@ func printDevBanner(stdout io.Writer, st *devstack.Stack, settings devSettings, 
 	fmt.Fprintf(stdout, "model: %s\n", settings.params["ZeroModel"])
 	fmt.Fprintf(stdout, "gateway: %s/rpc (token %s; export ZERO_GATEWAY_URL=%s ZERO_GATEWAY_TOKEN=%s for the zero CLI)\n",
 		st.FrontURL, settings.gatewayToken, st.FrontURL, settings.gatewayToken)
+	fmt.Fprintf(stdout, "control page and WebChat: %s/ (sign in with the gateway token)\n", st.FrontURL)
 	fmt.Fprintf(stdout, "hooks: %s/hooks/agent and /hooks/wake (Authorization: Bearer %s; export ZERO_HOOKS_TOKEN to fix it)\n",
 		st.FrontURL, settings.hooksToken)
 	if conf.loc.exists {

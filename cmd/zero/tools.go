@@ -33,6 +33,9 @@ type toolLine struct {
 	Allowed   bool   `json:"allowed"`
 	Available bool   `json:"available"`
 	Reason    string `json:"reason"`
+	// Unavailable is why the serverless deployment does not provide the
+	// tool (exec, process, browser, canvas, nodes): what a call answers.
+	Unavailable string `json:"unavailable,omitempty"`
 }
 
 // runTools is `zero tools`: the tool policy of one run, tool by tool, from
@@ -82,7 +85,9 @@ func runTools(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	d := tool.Decide(cfg, tool.Request{AgentID: agentID, Model: ref, Sandbox: *sandbox, Subagent: *subagent})
 	report := toolsReport{Warnings: d.Warnings}
 	for _, v := range d.Tools {
-		report.Tools = append(report.Tools, toolLine{Name: v.Name, Allowed: v.Allowed, Available: tool.Available(cfg, v.Name), Reason: v.Reason})
+		available := tool.Available(cfg, v.Name) && (v.Name != "image" || tool.ImageAvailable(cfg, ref))
+		why, _ := tool.Unavailable(v.Name)
+		report.Tools = append(report.Tools, toolLine{Name: v.Name, Allowed: v.Allowed, Available: available, Reason: v.Reason, Unavailable: why})
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
@@ -156,6 +161,15 @@ func printTools(stdout, stderr io.Writer, report toolsReport, agentID string, re
 		fmt.Fprintln(stdout, "offered to the model: none")
 	} else {
 		fmt.Fprintln(stdout, "offered to the model:", strings.Join(offered, ", "))
+	}
+	var serverless []string
+	for _, t := range report.Tools {
+		if t.Unavailable != "" {
+			serverless = append(serverless, t.Name)
+		}
+	}
+	if len(serverless) > 0 {
+		fmt.Fprintln(stdout, "not in this serverless deployment (a call answers why; see the README):", strings.Join(serverless, ", "))
 	}
 	for _, w := range report.Warnings {
 		fmt.Fprintln(stderr, "warning:", w)

@@ -78,16 +78,25 @@ func TestToolsJSONShape(t *testing.T) {
 	}
 	var names []string
 	for _, tl := range tools {
-		if keys := slices.Sorted(maps.Keys(tl)); !reflect.DeepEqual(keys, []string{"allowed", "available", "name", "reason"}) {
-			t.Fatalf("tool keys = %v; want allowed, available, name, reason", keys)
-		}
 		name, _ := tl["name"].(string)
+		wantKeys := []string{"allowed", "available", "name", "reason"}
+		if why, ok := tool.Unavailable(name); ok {
+			wantKeys = append(wantKeys, "unavailable")
+			if tl["unavailable"] != why {
+				t.Errorf("%s: unavailable = %#v; want %q", name, tl["unavailable"], why)
+			}
+		}
+		if keys := slices.Sorted(maps.Keys(tl)); !reflect.DeepEqual(keys, wantKeys) {
+			t.Fatalf("%s: tool keys = %v; want %v", name, keys, wantKeys)
+		}
 		names = append(names, name)
 		if _, ok := tl["allowed"].(bool); !ok {
 			t.Errorf("%s: allowed = %#v; want a bool", name, tl["allowed"])
 		}
-		if available, ok := tl["available"].(bool); !ok || available != tool.Available(nil, name) {
-			t.Errorf("%s: available = %#v; want %v", name, tl["available"], tool.Available(nil, name))
+		// image also needs a model to ask; zero/echo, the run's here, is none.
+		wantAvailable := tool.Available(nil, name) && (name != "image" || tool.ImageAvailable(nil, echoModel))
+		if available, ok := tl["available"].(bool); !ok || available != wantAvailable {
+			t.Errorf("%s: available = %#v; want %v", name, tl["available"], wantAvailable)
 		}
 		if reason, _ := tl["reason"].(string); reason == "" {
 			t.Errorf("%s: no reason", name)
@@ -113,29 +122,29 @@ func TestTools(t *testing.T) {
 			name: "the default agent on its default model",
 			want: []toolLine{
 				{Name: "session_status", Allowed: true, Available: true, Reason: `tools.profile "messaging" includes it`},
-				{Name: "exec", Reason: `tools.profile "messaging" does not include it`},
-				{Name: "browser", Reason: `denied by tools.deny "browser"`},
-				{Name: "message", Reason: `denied by tools.byProvider["openai/gpt-5.2"].deny "message"`},
+				{Name: "exec", Reason: `tools.profile "messaging" does not include it`, Unavailable: serverless("exec")},
+				{Name: "browser", Reason: `denied by tools.deny "browser"`, Unavailable: serverless("browser")},
+				{Name: "message", Available: true, Reason: `denied by tools.byProvider["openai/gpt-5.2"].deny "message"`},
 			},
 			wantWarnings: []string{`tools.deny: unknown tool names "nope"`},
 		},
 		{
 			name: "--model picks the byProvider entries",
 			args: []string{"--model", "openai/gpt-4o"},
-			want: []toolLine{{Name: "message", Allowed: true, Reason: `tools.profile "messaging" includes it`}},
+			want: []toolLine{{Name: "message", Allowed: true, Available: true, Reason: `tools.profile "messaging" includes it`}},
 		},
 		{
 			name: "--agent overrides the profile and has its own model",
 			args: []string{"--agent", "work"},
 			want: []toolLine{
-				{Name: "exec", Allowed: true, Reason: `agents.list[work].tools.profile "coding" includes it`},
-				{Name: "message", Reason: `agents.list[work].tools.profile "coding" does not include it`},
+				{Name: "exec", Allowed: true, Reason: `agents.list[work].tools.profile "coding" includes it`, Unavailable: serverless("exec")},
+				{Name: "message", Available: true, Reason: `agents.list[work].tools.profile "coding" does not include it`},
 			},
 		},
 		{
 			name: "agent ids are case-insensitive",
 			args: []string{"--agent", "WORK"},
-			want: []toolLine{{Name: "exec", Allowed: true, Reason: `agents.list[work].tools.profile "coding" includes it`}},
+			want: []toolLine{{Name: "exec", Allowed: true, Reason: `agents.list[work].tools.profile "coding" includes it`, Unavailable: serverless("exec")}},
 		},
 		{
 			name: "--subagent",
@@ -192,6 +201,7 @@ func TestToolsTable(t *testing.T) {
 		"sessions_spawn    no       yes        sub-agents never get sessions_spawn\n",
 		"session_status    yes      yes        tools.profile \"messaging\" includes it\n",
 		"offered to the model: session_status\n",
+		"not in this serverless deployment (a call answers why; see the README): bash, browser, canvas, exec, nodes, process\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
@@ -267,4 +277,11 @@ func TestToolsListedInHelp(t *testing.T) {
 	if !strings.Contains(stdout.String(), "\n  tools ") {
 		t.Errorf("help = %q; want the tools command", stdout.String())
 	}
+}
+
+// serverless is the answer a call to a tool this deployment does not
+// provide gets, as `zero tools --json` reports it.
+func serverless(name string) string {
+	why, _ := tool.Unavailable(name)
+	return why
 }

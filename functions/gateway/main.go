@@ -1,4 +1,5 @@
-// Command gateway is the Lambda behind POST /rpc: the gateway API
+// Command gateway is the Lambda behind POST /rpc and the control page
+// (GET / and /assets/..., shared/webui): the gateway API
 // (shared/gateway) over the session table, the transcript bucket, the work
 // queue and the config parameter. Clients (the zero CLI, a web page) ask it
 // instead of reading storage themselves.
@@ -24,21 +25,21 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	awsscheduler "github.com/aws/aws-sdk-go-v2/service/scheduler"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
 	"github.com/zero-gateway/zero/functions/internal/ingress"
+	"github.com/zero-gateway/zero/functions/internal/schedules"
 	"github.com/zero-gateway/zero/shared/awsconfig"
 	"github.com/zero-gateway/zero/shared/dynamo"
 	"github.com/zero-gateway/zero/shared/gateway"
 	"github.com/zero-gateway/zero/shared/httpapi"
 	"github.com/zero-gateway/zero/shared/lambdalog"
 	"github.com/zero-gateway/zero/shared/s3store"
-	"github.com/zero-gateway/zero/shared/scheduler"
 	"github.com/zero-gateway/zero/shared/secret"
 	"github.com/zero-gateway/zero/shared/ssmparam"
 	"github.com/zero-gateway/zero/shared/transcript"
+	"github.com/zero-gateway/zero/shared/webui"
 )
 
 func main() {
@@ -114,7 +115,11 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 		logger.Error("gateway: no token; every call is refused", "secret", secret.GatewayToken.Name,
 			"parameter", secrets.Parameter(secret.GatewayToken.Name))
 	}
-	return httpapi.Rotating(api, logger, "gateway: token unreadable", `{"ok":false,"error":{"code":"unavailable","message":"try again"}}`), nil
+	ui, err := webui.New() // the control page at GET / and /assets/...
+	if err != nil {
+		return nil, err
+	}
+	return webui.Mount(ui, httpapi.Rotating(api, logger, "gateway: token unreadable", `{"ok":false,"error":{"code":"unavailable","message":"try again"}}`)), nil
 }
 
 // cronDeps is the cron store on the table and, when the environment names
@@ -122,11 +127,8 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 // Scheduler.
 func cronDeps(awsCfg aws.Config, store *dynamo.Store, logger *slog.Logger) *gateway.CronDeps {
 	d := &gateway.CronDeps{Store: store.Cron()}
-	group, target, role := os.Getenv("ZERO_CRON_GROUP"), os.Getenv("ZERO_CRON_TARGET_ARN"), os.Getenv("ZERO_CRON_ROLE_ARN")
-	if group == "" || target == "" || role == "" {
-		logger.Warn("cron: ZERO_CRON_GROUP, ZERO_CRON_TARGET_ARN or ZERO_CRON_ROLE_ARN not set; jobs are stored but never fire")
-		return d
+	if sch := schedules.FromEnv(awsCfg, logger, "cron"); sch != nil {
+		d.Schedules = sch
 	}
-	d.Schedules = scheduler.New(awsscheduler.NewFromConfig(awsCfg), scheduler.Config{Group: group, TargetARN: target, RoleARN: role})
 	return d
 }

@@ -45,6 +45,7 @@ import (
 	"github.com/zero-gateway/zero/shared/telegram"
 	"github.com/zero-gateway/zero/shared/transcript"
 	"github.com/zero-gateway/zero/shared/turn"
+	"github.com/zero-gateway/zero/shared/webchat"
 	"github.com/zero-gateway/zero/shared/workspace"
 )
 
@@ -125,11 +126,16 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 		Transcript:   transcript.NewLog(bucket),
 		Workspace:    workspace.NewLoader(bucket, workspace.DefaultTTL, logger),
 		Memory:       memory.NewIndex(bucket),
-		WebFetch:     newWebFetcher(),
-		WebSearch:    newWebSearcher(secrets),
+		Files:        bucket, // read, write, edit, apply_patch; conditional PutObject/DeleteObject
+		WebFetch:     turn.CachedFetcher(newWebFetcher(), store.WebCache(), logger),
+		WebSearch:    turn.CachedSearcher(newWebSearcher(secrets), store.WebCache(), logger),
+		ImageFetch:   newWebFetcher(), // the image tool's URLs, under web_fetch's SSRF guard
 		Models:       models,
 		DefaultModel: ref,
 		Senders:      senders,
+		Messengers:   messengersOf(senders),              // the message tool
+		Cron:         cronService(awsCfg, store, logger), // the cron tool (automation.go)
+		ConfigDoc:    configDoc(ssmClient),               // the gateway tool, when commands.restart enables it
 		Settings:     settings,
 		System:       systemPrompt,
 		Log:          logger,
@@ -204,7 +210,8 @@ func newSenders(ctx context.Context, secrets *ssmparam.Secrets, logger *slog.Log
 	if _, err := tg.client.Get(ctx); err != nil {
 		return nil, err
 	}
-	senders := map[string]turn.Sender{"telegram": tg}
+	// WebChat's replies stay in the transcript; the control page reads them.
+	senders := map[string]turn.Sender{"telegram": tg, webchat.Channel: webchat.Sender{}}
 	if appID := os.Getenv("DISCORD_APPLICATION_ID"); appID != "" {
 		var tokens secret.Getter = noSecret{}
 		if os.Getenv(secret.DiscordBotToken.Env) != "" {

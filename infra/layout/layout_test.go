@@ -37,6 +37,10 @@ var roles = map[string]string{
 	"memory":     "core", // memory_search / memory_get: BM25 over MEMORY.md and memory/**/*.md, cached per agent
 	"untrusted":  "core", // the envelope around external content (hooks, web tools)
 	"webfetch":   "core", // web_fetch: SSRF guard on the dialed address, limits, readable-content extraction
+	"webui":      "core", // the control page: embedded assets, the handler at GET / and /assets/
+	"webchat":    "core", // the WebChat channel: its name and the runner's no-op sender
+	"files":      "core", // read/write/edit/apply_patch: path rules, limits, conditional writes, the patch format
+	"upstream":   "core", // the upstream session store and JSONL transcripts: read, migrate, import plan, export
 	"dynamo":     "adapter",
 	"s3store":    "adapter",
 	"sqsqueue":   "adapter",
@@ -49,6 +53,7 @@ var roles = map[string]string{
 	"ssmparam":   "adapter",
 	"scheduler":  "adapter", // EventBridge Scheduler: one schedule per enabled cron job
 	"brave":      "adapter", // Brave Search API for web_search
+	"sqlitedb":   "adapter", // the upstream SQLite session store, read-only (modernc.org/sqlite, pure Go)
 	"awserr":     "support", // classifies AWS SDK errors for the AWS adapters
 	"awsconfig":  "support", // builds the SDK config for mains and tests
 	"emulator":   "support", // starts the local AWS emulator for tests and `zero dev`

@@ -15,6 +15,7 @@ import (
 
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/tool"
 )
 
 // Defaults of Loop's bounds.
@@ -215,6 +216,9 @@ func Reply(msgs []model.Message) string {
 func (l *Loop) call(ctx context.Context, tools map[string]Tool, c model.ToolCall) ToolResult {
 	t, ok := tools[c.Name]
 	if !ok {
+		if answer, unavailable := tool.Unavailable(c.Name); unavailable {
+			return ToolResult{IsError: true, Text: answer}
+		}
 		return ToolResult{IsError: true, Text: fmt.Sprintf("tool %q is not available in this session", c.Name)}
 	}
 	args := json.RawMessage(strings.TrimSpace(c.Arguments))

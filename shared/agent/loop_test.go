@@ -102,7 +102,8 @@ func TestRunToolErrors(t *testing.T) {
 	}{
 		{"invalid JSON arguments", model.ToolCall{ID: "c", Name: "echo", Arguments: `{"text": "a"`}, "not a valid JSON object"},
 		{"arguments not an object", model.ToolCall{ID: "c", Name: "echo", Arguments: `[1]`}, "not a valid JSON object"},
-		{"tool not offered", model.ToolCall{ID: "c", Name: "exec", Arguments: `{}`}, `tool "exec" is not available`},
+		{"tool not offered", model.ToolCall{ID: "c", Name: "web_fetch", Arguments: `{}`}, `tool "web_fetch" is not available`},
+		{"tool unavailable in a serverless deployment", model.ToolCall{ID: "c", Name: "exec", Arguments: `{}`}, "exec is unavailable in this serverless deployment"},
 		{"tool fails", model.ToolCall{ID: "c", Name: "echo", Arguments: `{"fail":true}`}, "echo is broken"},
 	}
 	for _, tt := range tests {

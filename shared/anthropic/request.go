@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -130,6 +131,9 @@ func turnOf(m model.Message) (turn, error) {
 	switch m.Role {
 	case model.User:
 		t := turn{role: "user"}
+		for _, img := range m.Images {
+			t.blocks = append(t.blocks, sdk.NewImageBlockBase64(img.MediaType, base64.StdEncoding.EncodeToString(img.Data)))
+		}
 		if strings.TrimSpace(m.Content) != "" {
 			t.blocks = append(t.blocks, sdk.NewTextBlock(m.Content))
 		}

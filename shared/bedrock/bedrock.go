@@ -89,6 +89,9 @@ func buildInput(req model.Request) (*bedrockruntime.ConverseInput, error) {
 
 	withTools := len(req.Tools) > 0
 	for i, m := range req.Messages {
+		if len(m.Images) > 0 {
+			return nil, fault.New(fault.Invalid, "message %d has images, which ZERO's Bedrock adapter does not send (set agents.defaults.imageModel to an openai/ or anthropic/ model)", i)
+		}
 		role, blocks, ok := messageBlocks(m, withTools)
 		if !ok {
 			return nil, fault.New(fault.Invalid, "message %d has unsupported role %q", i, m.Role)

@@ -56,7 +56,8 @@ type Config struct {
 	Tools    Tools
 	Channels map[string]Channel // by lower-cased channel name
 	Messages Messages
-	Models   Models // models.*: prices
+	Models   Models   // models.*: prices
+	Commands Commands // commands.*: the gateway tool
 
 	warnings []string
 }
@@ -93,6 +94,9 @@ type Agents struct {
 // AgentDefaults is agents.defaults.
 type AgentDefaults struct {
 	Model ModelChoice
+	// ImageModel is the image tool's model (agents.defaults.imageModel);
+	// unset: the run's own model when it accepts images.
+	ImageModel ModelChoice
 	// Models is the model catalog (agents.defaults.models) in file order.
 	Models       []CatalogModel
 	UserTimezone string // as written; Session.TimeZone is the one in use
@@ -248,6 +252,17 @@ type Tools struct {
 	AgentToAgent ToolsAgentToAgent
 	// Web is tools.web: whether web_search and web_fetch are offered.
 	Web ToolsWeb
+	// Message is tools.message: the message tool's reach.
+	Message ToolsMessage
+	// Exec is tools.exec: for now only applyPatch (ToolsExec).
+	Exec ToolsExec
+}
+
+// ToolsMessage is tools.message. CrossContext lets a run bound to a chat
+// session act in other chats with the message tool (default false: only
+// its own chat).
+type ToolsMessage struct {
+	CrossContext bool
 }
 
 // ToolsWeb is tools.web. web_fetch is on unless Fetch.Enabled is false;

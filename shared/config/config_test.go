@@ -375,6 +375,7 @@ func TestParseErrors(t *testing.T) {
 		{"agent model type", `{agents: {list: [{id: "a", model: 5}]}}`, `agents.list[0].model: must be "provider/model" or {primary, fallbacks}, got 5`},
 		{"defaults model primary", `{agents: {defaults: {model: {primary: "x"}}}}`, `agents.defaults.model.primary: must be of the form "provider/model", got "x"`},
 		{"defaults model fallback", `{agents: {defaults: {model: {primary: "a/b", fallbacks: ["c/d", "e"]}}}}`, `agents.defaults.model.fallbacks[1]: must be of the form "provider/model", got "e"`},
+		{"image model", `{agents: {defaults: {imageModel: "x"}}}`, `agents.defaults.imageModel: must be of the form "provider/model", got "x"`},
 		{"catalog key", `{agents: {defaults: {models: {"gpt-5": {}}}}}`, `agents.defaults.models.gpt-5: must be of the form "provider/model", got "gpt-5"`},
 		{"catalog alias type", `{agents: {defaults: {models: {"a/b": {alias: 1}}}}}`, `agents.defaults.models["a/b"].alias: must be a string, got 1`},
 		{"catalog duplicate alias", `{agents: {defaults: {models: {"a/b": {alias: "Fast"}, "c/d": {alias: "fast"}}}}}`, `agents.defaults.models["c/d"].alias: alias "fast" is already used by a/b`},

@@ -35,7 +35,7 @@ var table = slices.Concat(
 	[]Key{{Path: "$schema", Kind: ignoredKind, Help: "the JSON schema editors add; ignored"}},
 	sessionKeys(), resetKeys(), sendPolicyKeys(), sessionTailKeys(),
 	agentDefaultKeys(), agentListKeys(),
-	bindingKeys(), toolKeys(), channelKeys(), messageKeys(), modelsKeys(),
+	bindingKeys(), toolKeys(), channelKeys(), messageKeys(), modelsKeys(), commandKeys(),
 )
 
 func sessionKeys() []Key {
@@ -142,6 +142,9 @@ func agentDefaultKeys() []Key {
 			set: on(setPrimary)},
 	}
 	keys = append(keys, modelKeys("agents.defaults.model")...)
+	keys = append(keys, Key{Path: "agents.defaults.imageModel", Kind: modelKind, Help: "the image tool's model (unset: the run's model when it accepts images)",
+		open: into(func(d *AgentDefaults, _ Value) *ModelChoice { return &d.ImageModel }), set: on(setPrimary)})
+	keys = append(keys, modelKeys("agents.defaults.imageModel")...)
 	keys = append(keys, []Key{
 		{Path: "agents.defaults.models", Kind: mapKind, Help: "the model catalog, in file order (/new <alias>, sessions.patch model)"},
 		{Path: "agents.defaults.models.<provider/model>", Kind: objectKind, Help: "one catalog model", open: into(addCatalogModel), close: after(checkAlias)},
@@ -243,7 +246,19 @@ func toolKeys() []Key {
 			set: on(func(a *ToolsAgentToAgent, v Value) { a.Enabled = v.Bool() })},
 		Key{Path: "tools.agentToAgent.allow", Kind: listOf(nameKind), Help: `agent ids ("*" wildcards) both sides of a cross-agent send must match; empty: any`,
 			set: on(func(a *ToolsAgentToAgent, v Value) { a.Allow = v.Strings() })})
+	keys = append(keys, toolMessageKeys()...)
+	keys = append(keys, toolExecKeys()...)
 	return append(keys, toolWebKeys()...)
+}
+
+// toolMessageKeys are tools.message: the message tool's reach.
+func toolMessageKeys() []Key {
+	return []Key{
+		{Path: "tools.message", Kind: objectKind, Help: "the message tool", open: into(func(t *Tools, _ Value) *ToolsMessage { return &t.Message })},
+		{Path: "tools.message.crossContext", Kind: boolKind, Default: false,
+			Help: "let a chat session's message tool act in other chats (default false: only its own chat)",
+			set:  on(func(m *ToolsMessage, v Value) { m.CrossContext = v.Bool() })},
+	}
 }
 
 // toolWebKeys are tools.web: web_search and web_fetch.

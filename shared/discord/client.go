@@ -132,18 +132,27 @@ type messageBody struct {
 // the wait fits ctx's deadline. Nothing else is retried: a message whose
 // outcome is unknown is not sent twice (the queue's retry resends it).
 func (c *Client) call(ctx context.Context, what, method, path, auth string, v any) error {
-	payload, err := json.Marshal(v)
-	if err != nil {
-		return fault.Wrap(fault.Internal, err, "discord %s: encode", what)
+	return c.callInto(ctx, what, method, path, auth, v, nil)
+}
+
+// callInto is call with a JSON answer decoded into out (nil: ignored); a
+// nil v sends no body.
+func (c *Client) callInto(ctx context.Context, what, method, path, auth string, v, out any) error {
+	var payload []byte
+	if v != nil {
+		var err error
+		if payload, err = json.Marshal(v); err != nil {
+			return fault.Wrap(fault.Internal, err, "discord %s: encode", what)
+		}
 	}
 	for waits := 0; ; waits++ {
-		status, wait, desc, err := c.do(ctx, method, path, auth, payload)
+		status, wait, desc, raw, err := c.do(ctx, method, path, auth, payload)
 		if err != nil {
 			return fault.Wrap(fault.Unavailable, err, "discord %s", what)
 		}
 		switch {
 		case status >= 200 && status < 300:
-			return nil
+			return decodeAnswer(what, raw, out)
 		case status == http.StatusTooManyRequests:
 			if waits >= maxRateLimitWaits {
 				return fault.New(fault.Unavailable, "discord %s: still rate limited after %d waits", what, waits)
@@ -166,14 +175,32 @@ func (c *Client) call(ctx context.Context, what, method, path, auth string, v an
 	}
 }
 
-// do makes one request: its status, a 429's wait, Discord's message. The
-// error (no answer) never carries the path, which holds the token.
-func (c *Client) do(ctx context.Context, method, path, auth string, payload []byte) (int, time.Duration, string, error) {
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, bytes.NewReader(payload))
-	if err != nil {
-		return 0, 0, "", fmt.Errorf("build request")
+// decodeAnswer decodes a success's body into out (nil: nothing to read).
+func decodeAnswer(what string, raw []byte, out any) error {
+	if out == nil {
+		return nil
 	}
-	req.Header.Set("Content-Type", "application/json")
+	if err := json.Unmarshal(raw, out); err != nil {
+		return fault.Wrap(fault.Unavailable, err, "discord %s: malformed answer", what)
+	}
+	return nil
+}
+
+// do makes one request: its status, a 429's wait, Discord's message, the
+// body. The error (no answer) never carries the path, which holds the
+// token. A nil payload sends no body.
+func (c *Client) do(ctx context.Context, method, path, auth string, payload []byte) (int, time.Duration, string, []byte, error) {
+	var body io.Reader
+	if payload != nil {
+		body = bytes.NewReader(payload)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, body)
+	if err != nil {
+		return 0, 0, "", nil, fmt.Errorf("build request")
+	}
+	if payload != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	req.Header.Set("User-Agent", "DiscordBot (https://github.com/zero-gateway/zero, 1)")
 	if auth != "" {
 		req.Header.Set("Authorization", auth)
@@ -184,7 +211,7 @@ func (c *Client) do(ctx context.Context, method, path, auth string, payload []by
 		if asURLError(err, &ue) {
 			err = ue.Err // the URL holds the interaction token
 		}
-		return 0, 0, "", err
+		return 0, 0, "", nil, err
 	}
 	defer res.Body.Close()
 	raw, _ := io.ReadAll(io.LimitReader(res.Body, maxResponseBytes))
@@ -200,7 +227,7 @@ func (c *Client) do(ctx context.Context, method, path, auth string, payload []by
 	if ans.Message == "" {
 		ans.Message = http.StatusText(res.StatusCode)
 	}
-	return res.StatusCode, wait, ans.Message, nil
+	return res.StatusCode, wait, ans.Message, raw, nil
 }
 
 func asURLError(err error, target **url.Error) bool {

@@ -13,6 +13,7 @@ import (
 	"github.com/zero-gateway/zero/shared/ingest"
 	"github.com/zero-gateway/zero/shared/run"
 	"github.com/zero-gateway/zero/shared/session"
+	"github.com/zero-gateway/zero/shared/webchat"
 )
 
 // Limits of the agent method's params.
@@ -50,7 +51,9 @@ var thinkingLevels = []string{"off", "minimal", "low", "medium", "high", "xhigh"
 //
 // deliver (default false): false queues the message on channel "internal",
 // for which the runner has no sender, so the reply stays in the
-// transcript. true needs channel and to, and session.sendPolicy (with the
+// transcript; with channel "webchat" (the control page's chat box,
+// shared/webchat) it is queued on that channel instead, whose sender
+// delivers nothing, so the session records WebChat as its channel. true needs channel and to, and session.sendPolicy (with the
 // stored entry's override) must allow sending for the session on that
 // channel as a direct chat; otherwise the call fails and nothing is queued.
 //
@@ -141,6 +144,9 @@ func (g *gateway) accept(ctx context.Context, p AgentParams) (any, error) {
 		}
 	}
 	channel, chatType := internalChannel, inbound.Direct
+	if webChat(p) {
+		channel = webchat.Channel // the control page's chat box: a real channel, read back by the page
+	}
 	if p.Deliver {
 		channel, chatType = strings.ToLower(strings.TrimSpace(p.Channel)), deliveredChatType(target, cfg)
 		override := ""
@@ -157,6 +163,15 @@ func (g *gateway) accept(ctx context.Context, p AgentParams) (any, error) {
 	msg := p.message(target, channel, g.nowMS())
 	msg.ChatType = chatType
 	return g.enqueue(ctx, cfg, msg)
+}
+
+// webChat reports whether p is a WebChat message: channel "webchat"
+// without deliver. It is queued on that channel (not "internal"), so its
+// session records WebChat as its channel; the runner's WebChat sender
+// delivers nothing and the page reads the reply with agent.wait and
+// chat.history.
+func webChat(p AgentParams) bool {
+	return !p.Deliver && strings.EqualFold(strings.TrimSpace(p.Channel), webchat.Channel)
 }
 
 // deliveredChatType is the chat type a delivered run keeps: the stored
@@ -207,7 +222,10 @@ func (p AgentParams) message(t target, channel string, nowMS int64) inbound.Mess
 		messageID = "api:" + rand.Text()
 	}
 	to := strings.TrimSpace(p.To)
-	if to == "" {
+	switch {
+	case to == "" && channel == webchat.Channel:
+		to = webchat.To
+	case to == "":
 		to = "api"
 	}
 	msg := inbound.Message{

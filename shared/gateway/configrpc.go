@@ -26,13 +26,7 @@ func (g *gateway) configGet(ctx context.Context, params json.RawMessage) (any, e
 	if err != nil {
 		return nil, err
 	}
-	warnings := []string{}
-	if cfg, err := config.Parse(raw); err != nil {
-		warnings = append(warnings, "invalid: "+fault.Message(err))
-	} else {
-		warnings = append(warnings, cfg.Warnings()...)
-	}
-	return ConfigGetResult{Raw: string(raw), Version: version, Warnings: warnings}, nil
+	return ConfigGetResult{Raw: string(raw), Version: version, Warnings: config.Check(raw)}, nil
 }
 
 // fetchConfig reads the stored document; a missing one is "{}", version "".
@@ -51,21 +45,21 @@ func (g *gateway) fetchConfig(ctx context.Context) ([]byte, string, error) {
 // warnings}.
 //
 //   - raw: a whole new JSON5 document, stored as written.
-//   - patch: a JSON object applied as an RFC 7386 merge patch (null
-//     deletes a key, objects merge, anything else replaces) to the
-//     current document, read as JSON (a JSON5 document is converted with
-//     config.ToJSON first, which drops its comments). The result is
-//     stored as indented JSON with keys in lexical order.
+//   - patch: a JSON object applied as an RFC 7386 merge patch
+//     (config.PatchDocument) to the current document. The result is
+//     stored as indented JSON with keys in lexical order, with
+//     compare-and-set on the version read where the store offers it
+//     (ssmparam.Parameter does): a patch racing another write is merged
+//     again onto that write, so neither change is lost
+//     (config.PatchStored).
 //
 // The new document is validated with config.Parse first: an invalid one
 // is refused (400, the message names the key path) and nothing is
 // stored. The running functions pick the new version up within their
 // config TTL.
 //
-// There is no compare-and-set: two patches at the same moment may lose
-// one (the config store's Put is unconditional).
-//
-// Store calls: raw: 1 Config.Put; patch: 1 Config.Fetch + 1 Config.Put.
+// Store calls: raw: 1 Config.Put; patch: 1 Config.Fetch + 1 write (with
+// compare-and-set: PutIfVersion, 2 SSM calls), again on a lost race.
 func (g *gateway) configPatch(ctx context.Context, params json.RawMessage) (any, error) {
 	var p ConfigPatchParams
 	if err := decodeParams(params, &p); err != nil {
@@ -81,43 +75,18 @@ func (g *gateway) configPatch(ctx context.Context, params json.RawMessage) (any,
 	if g.Config == nil {
 		return nil, missing("Config")
 	}
-	var doc []byte
+	store := documentStore(g.Config)
+	var version string
+	var cfg *config.Config
+	var err error
 	if p.Raw != nil {
-		doc = []byte(*p.Raw)
+		version, cfg, err = config.WriteStored(ctx, store, []byte(*p.Raw), nil)
 	} else {
-		patch, err := decodeJSON(p.Patch)
-		if err != nil {
-			return nil, invalidf("params.patch: not JSON: %v", err)
-		}
-		if _, ok := patch.(map[string]any); !ok {
-			return nil, invalidf("params.patch: must be a JSON object")
-		}
-		current, _, err := g.fetchConfig(ctx)
-		if err != nil {
-			return nil, err
-		}
-		base, err := currentJSON(current)
-		if err != nil {
-			return nil, err
-		}
-		merged := mergePatch(base, patch)
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(merged); err != nil {
-			return nil, fault.Wrap(fault.Internal, err, "encode the patched configuration")
-		}
-		doc = buf.Bytes()
+		version, cfg, err = config.PatchStored(ctx, store, p.Patch)
 	}
-	cfg, err := config.Parse(doc)
-	if err != nil {
-		if fault.Is(err, fault.Invalid) {
-			return nil, fault.Wrap(fault.Invalid, err, "%s", "invalid configuration: "+fault.Message(err))
-		}
-		return nil, err
+	if err != nil && strings.HasPrefix(fault.Message(err), "patch: ") {
+		return nil, paramsPrefix(err) // the patch param itself is bad
 	}
-	version, err := g.Config.Put(ctx, doc)
 	if err != nil {
 		return nil, err
 	}
@@ -125,82 +94,21 @@ func (g *gateway) configPatch(ctx context.Context, params json.RawMessage) (any,
 	return ConfigPatchResult{Version: version, Warnings: warnings}, nil
 }
 
-// currentJSON reads the stored document as a JSON value: plain JSON as it
-// is, JSON5 converted; an empty document (blanks and comments) is {}.
-func currentJSON(doc []byte) (any, error) {
-	js := doc
-	if !json.Valid(doc) {
-		if strings.TrimSpace(stripComments(doc)) == "" {
-			return map[string]any{}, nil
-		}
-		var err error
-		if js, err = config.ToJSON(doc); err != nil {
-			return nil, fault.Wrap(fault.Invalid, err, "the stored configuration is not valid JSON5 (%v); replace it with raw", err)
-		}
+// documentStore is s with compare-and-set where it offers it, else with
+// unconditional writes.
+func documentStore(s ConfigStore) config.DocumentStore {
+	if d, ok := s.(config.DocumentStore); ok {
+		return d
 	}
-	v, err := decodeJSON(js)
-	if err != nil {
-		return nil, fault.Wrap(fault.Internal, err, "read the stored configuration")
-	}
-	return v, nil
+	return unconditional{s}
 }
 
-// stripComments is doc without its // and /* */ comments, enough to tell
-// an empty JSON5 document (which ToJSON refuses) from a broken one.
-func stripComments(doc []byte) string {
-	var b strings.Builder
-	s := string(doc)
-	for len(s) > 0 {
-		switch {
-		case strings.HasPrefix(s, "//"):
-			if i := strings.IndexByte(s, '\n'); i >= 0 {
-				s = s[i:]
-			} else {
-				s = ""
-			}
-		case strings.HasPrefix(s, "/*"):
-			if i := strings.Index(s[2:], "*/"); i >= 0 {
-				s = s[i+4:]
-			} else {
-				return s // unterminated: not empty
-			}
-		default:
-			b.WriteByte(s[0])
-			s = s[1:]
-		}
-	}
-	return b.String()
-}
+// unconditional is a ConfigStore without compare-and-set: PutIfVersion
+// writes whatever is stored.
+type unconditional struct{ ConfigStore }
 
-// decodeJSON decodes one JSON value keeping numbers exact.
-func decodeJSON(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	return v, nil
-}
-
-// mergePatch applies patch to target as RFC 7386 specifies.
-func mergePatch(target, patch any) any {
-	p, ok := patch.(map[string]any)
-	if !ok {
-		return patch
-	}
-	t, ok := target.(map[string]any)
-	if !ok {
-		t = map[string]any{}
-	}
-	for k, v := range p {
-		if v == nil {
-			delete(t, k)
-			continue
-		}
-		t[k] = mergePatch(t[k], v)
-	}
-	return t
+func (u unconditional) PutIfVersion(ctx context.Context, data []byte, _ string) (string, error) {
+	return u.Put(ctx, data)
 }
 
 // schemaKeys is config.Schema as config.schema answers it: the table that

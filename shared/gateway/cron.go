@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -48,31 +49,31 @@ func (g *gateway) cronStore() (cron.Store, error) {
 	return g.Cron.Store, nil
 }
 
+// cronService is the cron core on the configured store and schedules, or
+// a 501 error.
+func (g *gateway) cronService() (*cron.Service, error) {
+	store, err := g.cronStore()
+	if err != nil {
+		return nil, err
+	}
+	return &cron.Service{Store: store, Schedules: g.Cron.Schedules, Now: g.Now}, nil
+}
+
 // cronStatus answers whether cron is configured, how many jobs there are
 // and when the next one is due. Cost: one List.
 func (g *gateway) cronStatus(ctx context.Context, params json.RawMessage) (any, error) {
 	if err := decodeParams(params, &struct{}{}); err != nil {
 		return nil, err
 	}
-	store, err := g.cronStore()
+	svc, err := g.cronService()
 	if err != nil {
 		return nil, err
 	}
-	jobs, err := store.List(ctx)
+	st, err := svc.Status(ctx)
 	if err != nil {
 		return nil, err
 	}
-	res := CronStatusResult{Enabled: true, Jobs: len(jobs)}
-	for _, j := range jobs {
-		if !j.Enabled {
-			continue
-		}
-		res.EnabledJobs++
-		if n := j.State.NextRunAtMs; n > 0 && (res.NextWakeAtMs == 0 || n < res.NextWakeAtMs) {
-			res.NextWakeAtMs = n
-		}
-	}
-	return res, nil
+	return CronStatusResult(st), nil
 }
 
 // cronList lists the jobs by id, the enabled ones unless includeDisabled.
@@ -81,21 +82,15 @@ func (g *gateway) cronList(ctx context.Context, params json.RawMessage) (any, er
 	if err := decodeParams(params, &p); err != nil {
 		return nil, err
 	}
-	store, err := g.cronStore()
+	svc, err := g.cronService()
 	if err != nil {
 		return nil, err
 	}
-	jobs, err := store.List(ctx)
+	jobs, err := svc.List(ctx, p.IncludeDisabled)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]cron.Job, 0, len(jobs))
-	for _, j := range jobs {
-		if j.Enabled || p.IncludeDisabled {
-			out = append(out, j)
-		}
-	}
-	return CronListResult{Jobs: out}, nil
+	return CronListResult{Jobs: jobs}, nil
 }
 
 // cronAdd validates and stores a new job and answers with it. An id that
@@ -105,34 +100,16 @@ func (g *gateway) cronAdd(ctx context.Context, params json.RawMessage) (any, err
 	if err := decodeParams(params, &p); err != nil {
 		return nil, err
 	}
-	store, err := g.cronStore()
+	svc, err := g.cronService()
 	if err != nil {
 		return nil, err
 	}
-	j := cron.Job{
-		ID: p.ID, Name: p.Name, Description: p.Description, AgentID: p.AgentID, Enabled: p.Enabled == nil || *p.Enabled,
-		DeleteAfterRun: p.DeleteAfterRun, Schedule: p.Schedule, SessionTarget: p.SessionTarget, WakeMode: p.WakeMode, Payload: p.Payload,
-	}
+	j := p.Job()
 	if strings.TrimSpace(j.ID) == "" {
 		j.ID = g.newCronID()
 	}
-	if j, err = cron.New(j, g.Now()); err != nil {
-		return nil, paramsPrefix(err)
-	}
-	if err := store.Put(ctx, j, cron.Create); err != nil {
-		if !fault.Is(err, fault.Conflict) {
-			return nil, err
-		}
-		// A retried add (the first stored the job, then its sync failed)
-		// finds the same job: sync it again and answer as the first would.
-		old, gerr := store.Get(ctx, j.ID)
-		if gerr != nil || !sameJob(old, j) {
-			return nil, err
-		}
-		j = old
-	}
-	if err := g.syncSchedule(ctx, j); err != nil {
-		return nil, err
+	if j, err = svc.Add(ctx, j); err != nil {
+		return nil, unlessSync("params.", err)
 	}
 	return j, nil
 }
@@ -146,44 +123,44 @@ func (g *gateway) cronUpdate(ctx context.Context, params json.RawMessage) (any, 
 	if p.Patch == nil {
 		return nil, invalidf("params.patch: required")
 	}
-	store, j, err := g.cronJob(ctx, p.ID)
+	svc, err := g.cronService()
 	if err != nil {
 		return nil, err
 	}
-	if j, err = p.Patch.Apply(j, g.Now()); err != nil {
-		return nil, prefixed("params.patch.", err)
+	if strings.TrimSpace(p.ID) == "" {
+		return nil, invalidf("params.id: required")
 	}
-	if err := store.Put(ctx, j, cron.Replace); err != nil {
-		return nil, err
-	}
-	if err := g.syncSchedule(ctx, j); err != nil {
-		return nil, err
+	j, err := svc.Update(ctx, p.ID, *p.Patch)
+	if err != nil {
+		return nil, unlessSync("params.patch.", err)
 	}
 	return j, nil
 }
 
-// cronRemove deletes a job; its run records stay.
+// cronRemove deletes a job, its schedule first; its run records stay.
 func (g *gateway) cronRemove(ctx context.Context, params json.RawMessage) (any, error) {
 	var p CronIDParams
 	if err := decodeParams(params, &p); err != nil {
 		return nil, err
 	}
-	store, j, err := g.cronJob(ctx, p.ID)
+	svc, err := g.cronService()
 	if err != nil {
 		return nil, err
 	}
-	// The schedule first: a failure after it leaves a stored job without
-	// a schedule, which a retried remove completes; never a schedule
-	// firing for a job that is gone.
-	if g.Cron.Schedules != nil {
-		if err := g.Cron.Schedules.Delete(ctx, j.ID); err != nil {
-			return nil, err
-		}
+	id, err := svc.Remove(ctx, p.ID)
+	if err != nil {
+		return nil, paramsPrefix(err)
 	}
-	if err := store.Delete(ctx, j.ID); err != nil {
-		return nil, err
+	return CronRemoveResult{ID: id, Removed: true}, nil
+}
+
+// unlessSync prefixes a validation error's field, leaving a schedule sync
+// failure (cron.SyncError) as it is.
+func unlessSync(prefix string, err error) error {
+	if _, ok := errors.AsType[*cron.SyncError](err); ok {
+		return err
 	}
-	return CronRemoveResult{ID: j.ID, Removed: true}, nil
+	return prefixed(prefix, err)
 }
 
 // cronRun queues a run of the job now, enabled or not, through the
@@ -242,16 +219,13 @@ func (g *gateway) cronRuns(ctx context.Context, params json.RawMessage) (any, er
 	case p.Limit > cronRunsMax:
 		p.Limit = cronRunsMax
 	}
-	store, err := g.cronStore()
+	svc, err := g.cronService()
 	if err != nil {
 		return nil, err
 	}
-	runs, err := store.ListRuns(ctx, strings.ToLower(id), p.Limit)
+	runs, err := svc.Runs(ctx, id, p.Limit)
 	if err != nil {
 		return nil, err
-	}
-	if runs == nil {
-		runs = []cron.RunRecord{}
 	}
 	for i := range runs {
 		g.settleRun(ctx, &runs[i])
@@ -266,15 +240,15 @@ func (g *gateway) cronJob(ctx context.Context, id string) (cron.Store, cron.Job,
 	if id == "" {
 		return nil, cron.Job{}, invalidf("params.id: required")
 	}
-	store, err := g.cronStore()
+	svc, err := g.cronService()
 	if err != nil {
 		return nil, cron.Job{}, err
 	}
-	j, err := store.Get(ctx, id)
+	j, err := svc.Get(ctx, id)
 	if err != nil {
 		return nil, cron.Job{}, err
 	}
-	return store, j, nil
+	return svc.Store, j, nil
 }
 
 func (g *gateway) newCronID() string {

@@ -7,12 +7,7 @@ import "github.com/zero-gateway/zero/shared/cron"
 // upstream JSON shape.
 
 // CronStatusResult is the answer of cron.status.
-type CronStatusResult struct {
-	Enabled      bool  `json:"enabled"`                // the cron store is configured
-	Jobs         int   `json:"jobs"`                   // all jobs
-	EnabledJobs  int   `json:"enabledJobs"`            // jobs that fire
-	NextWakeAtMs int64 `json:"nextWakeAtMs,omitempty"` // the earliest next run of an enabled job
-}
+type CronStatusResult = cron.Status
 
 // CronListParams are the params of cron.list.
 type CronListParams struct {
@@ -24,23 +19,10 @@ type CronListResult struct {
 	Jobs []cron.Job `json:"jobs"`
 }
 
-// CronAddParams are the params of cron.add: the job object without its
-// state and times. id is optional (default: a random UUID); enabled
-// defaults to true; sessionTarget to "isolated" for an agentTurn and
-// "main" for a systemEvent; wakeMode to "now". The answer is the stored
-// cron.Job, with its id.
-type CronAddParams struct {
-	ID             string        `json:"id,omitempty"`
-	Name           string        `json:"name"`
-	Description    string        `json:"description,omitempty"`
-	AgentID        string        `json:"agentId,omitempty"`
-	Enabled        *bool         `json:"enabled,omitempty"`
-	DeleteAfterRun bool          `json:"deleteAfterRun,omitempty"`
-	Schedule       cron.Schedule `json:"schedule"`
-	SessionTarget  string        `json:"sessionTarget,omitempty"`
-	WakeMode       string        `json:"wakeMode,omitempty"`
-	Payload        cron.Payload  `json:"payload"`
-}
+// CronAddParams are the params of cron.add: the job object (cron.AddParams;
+// id optional, default a random UUID). The answer is the stored cron.Job,
+// with its id.
+type CronAddParams = cron.AddParams
 
 // CronUpdateParams are the params of cron.update: the fields of patch
 // that are present replace the job's (schedule and payload whole). The

@@ -9,6 +9,7 @@
 //
 // Methods (see each handler's doc comment for its contract and costs):
 // agent, agent.wait, agent.events, chat.send, chat.history,
+// chat.transcript (transcript.go),
 // sessions.list, sessions.resolve, sessions.patch, sessions.delete,
 // status, config.get, config.schema, config.patch, outbox.list (outbox.go)
 // and cron.* (cron.go). Their params and

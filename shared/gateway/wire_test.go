@@ -55,6 +55,7 @@ var wireCases = []wireCase{
 	{name: "sessions.resolve", method: "sessions.resolve", params: `{"label":"home","agentId":"main"}`},
 	{name: "chat.history", method: "chat.history", params: `{"sessionKey":"main","limit":3,"includeTools":true}`},
 	{name: "chat.history.html", method: "chat.history", params: `{"sessionId":"h1"}`},
+	{name: "chat.transcript", method: "chat.transcript", params: `{"sessionKey":"main","parts":2}`},
 	{name: "agent", method: "agent",
 		params: `{"message":"hi <there> & you","sessionKey":"main","channel":"telegram","to":"42","accountId":"bot","threadId":"7","deliver":true,` +
 			`"thinking":"low","timeout":60,"extraSystemPrompt":"be brief","label":"Home","spawnedBy":"agent:main:main","idempotencyKey":"wire-1"}`},
@@ -81,6 +82,7 @@ var wireTypes = map[string]wireType{
 	"sessions.patch":   typesOf[PatchParams, PatchResult](),
 	"sessions.delete":  typesOf[DeleteParams, DeleteResult](),
 	"chat.history":     typesOf[HistoryParams, HistoryResult](),
+	"chat.transcript":  typesOf[TranscriptParams, TranscriptResult](),
 	"chat.send":        typesOf[ChatSendParams, AgentAccepted](),
 	"agent":            typesOf[AgentParams, AgentAccepted](),
 	"agent.wait":       typesOf[WaitParams, WaitResult](),

@@ -46,6 +46,10 @@ type Message struct {
 	// EntryID is the transcript line the message was recorded as, so a
 	// compaction can name the first message it kept. Adapters ignore it.
 	EntryID string `json:"entryId,omitempty"`
+	// Images go with a user message's text, for a model that accepts
+	// images (see AcceptsImages); an adapter that cannot send them fails
+	// the call with fault.Invalid.
+	Images []Image `json:"images,omitempty"`
 }
 
 // ToolCall is one call the model asked for. Arguments is the JSON text as

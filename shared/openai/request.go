@@ -99,6 +99,9 @@ func buildParams(req model.Request, limit limitField) (sdk.ChatCompletionNewPara
 func messageParam(m model.Message) (sdk.ChatCompletionMessageParamUnion, error) {
 	switch m.Role {
 	case model.User:
+		if len(m.Images) > 0 {
+			return userWithImages(m), nil
+		}
 		return sdk.UserMessage(m.Content), nil
 	case model.Assistant:
 		if len(m.ToolCalls) == 0 {

@@ -2,6 +2,7 @@ package session
 
 import (
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 )
 
@@ -65,6 +66,10 @@ type Entry struct {
 	// Version increases by one on every write; stores use it for
 	// compare-and-set so concurrent writers never lose a field.
 	Version int64 `json:"version"`
+	// Extra holds the fields of an imported upstream entry that ZERO does
+	// not know, by their JSON names, so that `zero export` writes them back
+	// unchanged (shared/upstream). Stores keep it as it is.
+	Extra map[string]json.RawMessage `json:"upstreamExtra,omitempty"`
 }
 
 // Origin records where a session came from, for UIs to explain it.

@@ -242,9 +242,10 @@ func CheckSecret(secret string) error {
 
 // apiResponse is the Bot API's envelope.
 type apiResponse struct {
-	OK          bool   `json:"ok"`
-	ErrorCode   int    `json:"error_code"`
-	Description string `json:"description"`
+	OK          bool            `json:"ok"`
+	ErrorCode   int             `json:"error_code"`
+	Description string          `json:"description"`
+	Result      json.RawMessage `json:"result"` // a successful call's result
 	Parameters  struct {
 		RetryAfter int `json:"retry_after"`
 	} `json:"parameters"`
@@ -257,15 +258,17 @@ type apiResponse struct {
 // doing it once. sendMessage is not: a second one is a second message.
 func repeatable(method string) bool {
 	switch method {
-	case "setWebhook", "deleteWebhook", "getWebhookInfo", "getMe":
+	case "setWebhook", "deleteWebhook", "getWebhookInfo", "getMe",
+		// the message tool's actions that set a state, not add one
+		"setMessageReaction", "editMessageText", "deleteMessage", "pinChatMessage", "unpinChatMessage":
 		return true
 	}
 	return false
 }
 
-// call POSTs params as JSON to method; ZERO needs no method's result. It
-// returns the error answer it ended with, if any (nil after a network
-// failure), and the classified error.
+// call POSTs params as JSON to method. It returns the answer it ended
+// with: the success (its Result) or the error answer (nil after a
+// network failure), and the classified error.
 //
 // Retries, all inside ctx's deadline:
 //   - 429: Telegram refused the request, so it is sent again after
@@ -292,7 +295,7 @@ func (c *Client) call(ctx context.Context, method string, params any) (*apiRespo
 		var wait time.Duration
 		switch {
 		case a.resp != nil && a.resp.OK:
-			return nil, nil
+			return a.resp, nil
 		case a.resp != nil && a.resp.ErrorCode == http.StatusTooManyRequests:
 			waits++
 			wait = a.resp.retryAfter()

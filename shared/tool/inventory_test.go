@@ -168,7 +168,7 @@ func TestGlob(t *testing.T) {
 }
 
 func TestProvided(t *testing.T) {
-	want := map[string]bool{"agents_list": true, "memory_get": true, "memory_search": true, "session_status": true, "sessions_history": true, "sessions_list": true, "sessions_send": true, "sessions_spawn": true, "web_fetch": true, "web_search": true}
+	want := map[string]bool{"agents_list": true, "apply_patch": true, "cron": true, "gateway": true, "edit": true, "image": true, "read": true, "write": true, "memory_get": true, "memory_search": true, "message": true, "session_status": true, "sessions_history": true, "sessions_list": true, "sessions_send": true, "sessions_spawn": true, "web_fetch": true, "web_search": true}
 	got := map[string]bool{}
 	for _, name := range Names() {
 		if Provided(name) {

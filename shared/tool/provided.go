@@ -13,7 +13,15 @@ import (
 // does sessions_spawn. memory_get and memory_search are offered where the
 // runner has the agents' workspace bucket (always, deployed). web_fetch
 // and web_search are offered when tools.web enables them (Available).
-var provided = []string{"agents_list", "memory_get", "memory_search", "session_status", "sessions_history", "sessions_list", "sessions_send", "sessions_spawn", "web_fetch", "web_search"}
+// message is offered where the runner has channel clients (always,
+// deployed). read, write and edit are offered where the runner has the
+// workspace bucket; apply_patch also needs tools.exec.applyPatch.enabled
+// (and an OpenAI model, which the turn checks). image is offered when an
+// image model resolves for the run (ImageAvailable; the turn checks).
+// cron is offered where the runner has the cron store (always,
+// deployed); gateway where it has the config parameter and
+// commands.restart enables it (Available).
+var provided = []string{"agents_list", "apply_patch", "cron", "edit", "gateway", "image", "memory_get", "memory_search", "message", "read", "session_status", "sessions_history", "sessions_list", "sessions_send", "sessions_spawn", "web_fetch", "web_search", "write"}
 
 // Provided reports whether ZERO implements the tool name today; a tool the
 // policy allows but ZERO does not provide is never offered to a model.
@@ -38,6 +46,10 @@ func Available(cfg *config.Config, name string) bool {
 		return cfg.Tools.Web.Fetch.Enabled
 	case "web_search":
 		return cfg.Tools.Web.Search.Enabled
+	case "gateway":
+		return cfg.Commands.Restart
+	case "apply_patch":
+		return cfg.Tools.Exec.ApplyPatch.Enabled
 	}
 	return true
 }

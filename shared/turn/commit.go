@@ -61,6 +61,9 @@ func (p *Processor) record(ctx context.Context, t *turnState, entry session.Entr
 	if !out.command && !t.cfg.SendPolicy().Allows(m.SessionKey, entry.Channel, entry.ChatType, entry.SendPolicy) {
 		rec.Withheld = true
 	}
+	if !out.command && sentByMessageTool(out.messages, rec.Reply) {
+		rec.AlreadySent = true
+	}
 	if rec.Reply != "" && !rec.Withheld {
 		o := Outgoing{SessionKey: m.SessionKey, MessageID: m.ID, Channel: rec.Delivery.Channel, To: rec.Delivery.To, Text: rec.Reply}
 		for _, h := range p.Hooks.MessageSending {

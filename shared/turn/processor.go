@@ -10,7 +10,9 @@ import (
 
 	"github.com/zero-gateway/zero/shared/agent"
 	"github.com/zero-gateway/zero/shared/config"
+	"github.com/zero-gateway/zero/shared/cron"
 	"github.com/zero-gateway/zero/shared/fault"
+	"github.com/zero-gateway/zero/shared/files"
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/session"
@@ -84,6 +86,16 @@ type Processor struct {
 	// StopPoll is how often a run reads its session's stop mark while the
 	// model (or a tool) is busy; 0 means DefaultStopPoll, < 0 never.
 	StopPoll time.Duration
+	// Messengers carry out the message tool's actions, by channel; empty:
+	// the message tool is not offered.
+	Messengers map[string]Messenger
+	// Cron is the cron core (jobs and their schedules) the cron tool
+	// uses; nil: the cron tool is not offered.
+	Cron *cron.Service
+	// ConfigDoc is the stored zero.json the gateway tool reads and writes
+	// (compare-and-set); nil: the gateway tool is not offered (nor is it
+	// unless commands.restart enables it).
+	ConfigDoc config.DocumentStore
 	// Ingress queues messages for other sessions through the ingest door
 	// (sessions_send); nil: sessions_send is not offered.
 	Ingress Ingress
@@ -96,6 +108,14 @@ type Processor struct {
 	// awsconfig.TallyOf); nil: a sub-agent's announce prices its run from
 	// the per-turn call profile instead.
 	CallsOf func(ctx context.Context) map[string]int
+	// Files is the workspace storage of read, write, edit and apply_patch
+	// (conditional writes); nil: those tools are not offered and the
+	// pre-compaction memory flush does not run.
+	Files files.Store
+	// ImageFetch gets the bytes of an image URL for the image tool under
+	// the web_fetch SSRF rules (*webfetch.Fetcher); nil: the image tool
+	// reads workspace paths only.
+	ImageFetch ImageFetcher
 }
 
 // Handle processes m. attempt is the delivery count (1 on first delivery).
@@ -378,6 +398,7 @@ func (p *Processor) runCompacting(ctx context.Context, t *turnState, entry sessi
 	var comp *compaction
 	var err error
 	if p.needsCompaction(t.cfg, ref, entry, history, prompt) {
+		p.flushMemory(ctx, t, entry, history, ref) // silent; see memory_flush.go
 		if comp, err = p.compact(ctx, t, ref, history, "", entry.TotalTokens); err != nil {
 			return turnOutput{}, err
 		}
@@ -453,6 +474,8 @@ func (p *Processor) config(ctx context.Context) (*config.Config, error) {
 func (p *Processor) deliver(ctx context.Context, m inbound.Message, rec Record) error {
 	if rec.Withheld {
 		p.log().InfoContext(ctx, "reply withheld by the send policy", "message", m.ID, "session", m.SessionKey)
+	} else if rec.AlreadySent {
+		p.log().InfoContext(ctx, "reply already sent with the message tool; not sent again", "message", m.ID, "session", m.SessionKey)
 	} else if rec.Reply != "" && rec.Delivery.Channel != inbound.Internal {
 		sender, ok := p.Senders[rec.Delivery.Channel]
 		if !ok {
@@ -553,16 +576,7 @@ func (p *Processor) history(ctx context.Context, e session.Entry, path string) (
 	if err != nil {
 		return nil, fmt.Errorf("read transcript of %s: %w", e.SessionID, err)
 	}
-	var msgs []model.Message
-	for _, l := range transcript.Lines(stream) {
-		switch {
-		case l.Type == "compaction":
-			msgs = applyCompaction(msgs, l)
-		case l.Type == "message" && l.Message != nil && contextRole(l.Message.Role):
-			msgs = append(msgs, fromTranscript(l))
-		}
-	}
-	return trimContext(msgs), nil
+	return ContextOf(stream), nil
 }
 
 type turnOutput struct {

@@ -32,6 +32,9 @@ type Record struct {
 	// Withheld: the send policy denied delivery when the turn committed;
 	// the reply stays in the transcript and nothing is sent.
 	Withheld bool `json:"withheld,omitempty"`
+	// AlreadySent: the reply is text the run already sent to this chat
+	// with the message tool (sentByMessageTool); it is not sent again.
+	AlreadySent bool `json:"alreadySent,omitempty"`
 	// Collected are the ids of the messages this turn answered together
 	// with MessageID (queue mode collect). Commit writes a Done record for
 	// each, in the same transaction, so none of them runs again.

@@ -55,6 +55,10 @@ func newToolModel(t *testing.T) *toolModel {
 		switch {
 		case last.Role == "tool":
 			msg = `{"role":"assistant","content":"done"}`
+		case strings.Contains(contentText(last.Content), "write a note"):
+			// The file tools: a conditional PutObject in the workspace.
+			msg = `{"role":"assistant","content":null,"tool_calls":[{"id":"call_w","type":"function","function":{"name":"write","arguments":"{\"path\":\"memory/iam.md\",\"content\":\"- noted\\n\"}"}}]}`
+			finish = "tool_calls"
 		case strings.Contains(contentText(last.Content), "the other session"):
 			m.mu.Lock()
 			args, _ := json.Marshal(map[string]string{"sessionKey": m.target, "model": "default"})
@@ -132,10 +136,19 @@ func TestIAMEnforcedLocally(t *testing.T) {
 		t.Errorf("tool turn reply = %q, want done", got)
 	}
 
+	if code := postUpdate(t, st, e2eSecret, chatUpdate(t, 3, 333, "write a note")); code != http.StatusOK {
+		t.Fatalf("webhook = %d, want 200", code)
+	}
+	if got := tg.waitSent(t, 3)[2].Text; got != "done" {
+		t.Errorf("write turn reply = %q, want done", got)
+	}
+
 	calls := st.AWSCalls()
 	t.Logf("recorded AWS calls:\n%s", callKeys(calls))
 	table := st.Resources.Tables["SessionTable"].ARN
+	note := "arn:aws:s3:::" + st.Resources.Buckets["TranscriptBucket"].Name + "/agents/main/workspace/memory/iam.md"
 	for _, want := range []iampolicy.Call{
+		{Function: "Runner", Operation: "S3.PutObject", Request: iampolicy.Request{Action: "s3:PutObject", Resource: note}},
 		{Function: "Runner", Operation: "DynamoDB.GetItem", Request: iampolicy.Request{Action: "dynamodb:GetItem", Resource: table}},
 		{Function: "Runner", Operation: "DynamoDB.Query", Request: iampolicy.Request{Action: "dynamodb:Query", Resource: table + "/index/bySessionId"}},
 		{Function: "TelegramWebhook", Operation: "SQS.SendMessage", Request: iampolicy.Request{Action: "sqs:SendMessage", Resource: st.Resources.Queues["WorkQueue"].ARN}},

@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -442,6 +443,7 @@ func fullEntry(s suite) session.Entry {
 		AgentID:         s.agent, TranscriptSeq: 9, LastEntryID: "a1b2c3d4",
 		ArchiveAt: 9_999_999_999_000, // far ahead: archived entries read as absent
 		Version:   1,
+		Extra:     map[string]json.RawMessage{"skillsSnapshot": json.RawMessage(`{"prompt":"x","n":[1,2]}`), "future": json.RawMessage(`7`)},
 	}
 	v := reflect.ValueOf(e)
 	for i := range v.NumField() {

@@ -209,8 +209,8 @@ func strs(v any) []string {
 }
 
 // TestLeastPrivilege: the Gateway deletes transcripts only, the Runner
-// writes transcripts and the agent-writable workspace only (never a
-// bootstrap file or a skill), and Bedrock is limited to BedrockModels.
+// writes transcripts and exactly the workspace prefix (the file tools) and
+// deletes only in the workspace, and Bedrock is limited to BedrockModels.
 func TestLeastPrivilege(t *testing.T) {
 	t.Parallel()
 	const models = "anthropic.claude-sonnet-4-20250514-v1:0,amazon.nova-pro-v1:0"
@@ -246,29 +246,36 @@ func TestLeastPrivilege(t *testing.T) {
 		}
 	})
 
-	t.Run("runner writes transcripts and the agent-writable workspace only", func(t *testing.T) {
+	t.Run("runner writes transcripts and exactly the workspace prefix", func(t *testing.T) {
 		run := l.statements(t, "Runner")
+		want := []string{lpBucket + "/agents/*/workspace/*"}
+		if got := resourcesFor(run, "s3:DeleteObject"); !equalStrings(got, want) {
+			t.Errorf("Runner s3:DeleteObject resources = %q, want %q", got, want)
+		}
 		for _, r := range resourcesFor(run, "s3:PutObject") {
-			if r == lpBucket+"/*" || r == lpBucket+"/agents/*" || strings.HasSuffix(r, "/workspace/*") {
-				t.Errorf("Runner s3:PutObject on %s: a whole prefix the operator's files live in", r)
+			if r == lpBucket+"/*" || r == lpBucket+"/agents/*" {
+				t.Errorf("Runner s3:PutObject on %s: wider than the workspace prefix", r)
 			}
 		}
-		for _, key := range append([]string{part, topicPart}, agentWritable...) {
+		// The file tools write (and apply_patch deletes) anywhere in a
+		// workspace, conditionally; the operator's files included.
+		workspaceFiles := append(append([]string(nil), operator...), agentWritable...)
+		for _, key := range append([]string{part, topicPart}, workspaceFiles...) {
 			if !allows(run, "s3:PutObject", key) {
 				t.Errorf("Runner may not write %s", key)
 			}
-		}
-		for _, key := range operator {
-			if allows(run, "s3:PutObject", key) {
-				t.Errorf("Runner may overwrite operator file %s", key)
-			}
-		}
-		for _, key := range append(append([]string{part}, operator...), agentWritable...) {
 			if !allows(run, "s3:GetObject", key) {
 				t.Errorf("Runner may not read %s", key)
 			}
+		}
+		for _, key := range workspaceFiles {
+			if !allows(run, "s3:DeleteObject", key) {
+				t.Errorf("Runner may not delete workspace file %s (apply_patch)", key)
+			}
+		}
+		for _, key := range []string{part, topicPart, lpBucket + "/config/zero.json", lpBucket + "/agents/main/notes.md"} {
 			if allows(run, "s3:DeleteObject", key) {
-				t.Errorf("Runner may delete %s", key)
+				t.Errorf("Runner may delete %s, outside the workspace", key)
 			}
 		}
 	})

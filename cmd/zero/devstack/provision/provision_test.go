@@ -262,8 +262,16 @@ func TestProvisionFromTemplate(t *testing.T) {
 			"ZERO_RETRY_BASE_SECONDS": "5",
 			"ZERO_RETRY_MAX_SECONDS":  "300",
 			"ZERO_BEDROCK_MODELS":     "",
+			// The cron tool's schedules, as the gateway's; the gateway
+			// tool's config writes are off by default (AgentConfigWrites).
+			"ZERO_CRON_GROUP":      prefix + "-cron",
+			"ZERO_CRON_TARGET_ARN": res.Functions["Cron"].ARN,
+			"ZERO_CRON_ROLE_ARN":   "arn:aws:iam::" + res.AccountID + ":role/" + prefix + "-CronSchedulerRole",
+			"ZERO_CONFIG_WRITES":   "false",
 		})
 		eq(t, "routes", res.Routes, []Route{
+			{Method: "GET", Path: "/", Function: "Gateway"},                // the control page
+			{Method: "GET", Path: "/assets/{proxy+}", Function: "Gateway"}, // and its assets
 			{Method: "POST", Path: "/hooks/agent", Function: "Hooks"},
 			{Method: "POST", Path: "/hooks/wake", Function: "Hooks"},
 			{Method: "POST", Path: "/rpc", Function: "Gateway"},
@@ -327,7 +335,7 @@ func TestProvisionFromTemplate(t *testing.T) {
 	})
 
 	t.Run("conditions, skipped resources and outputs", func(t *testing.T) {
-		eq(t, "conditions", res.Conditions, map[string]bool{"HasAlarmTopic": false, "HasBedrockModels": false})
+		eq(t, "conditions", res.Conditions, map[string]bool{"AgentWritesConfig": false, "HasAlarmTopic": false, "HasBedrockModels": false})
 		notEmulated := func(typ string) string { return "(" + typ + ") is not emulated locally" }
 		logGroup := "(AWS::Logs::LogGroup) is not created locally: the functions log to the console"
 		eq(t, "skipped", res.Skipped, map[string]string{
@@ -343,6 +351,8 @@ func TestProvisionFromTemplate(t *testing.T) {
 			"TelegramWebhookLogGroup":              logGroup,
 			"TranscriptBucketPolicy":               "(AWS::S3::BucketPolicy) is not applied locally: the emulator is plain HTTP, so its aws:SecureTransport deny would refuse every call",
 			"GatewayRPCPermission":                 notEmulated("AWS::Lambda::Permission"),
+			"GatewayUIPermission":                  notEmulated("AWS::Lambda::Permission"),
+			"GatewayUIAssetsPermission":            notEmulated("AWS::Lambda::Permission"),
 			"HooksAgentPermission":                 notEmulated("AWS::Lambda::Permission"),
 			"HooksLogGroup":                        logGroup,
 			"HooksRole":                            notEmulated("AWS::IAM::Role"),

@@ -1,0 +1,215 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"golang.org/x/term"
+
+	"github.com/zero-gateway/zero/shared/awsconfig"
+	"github.com/zero-gateway/zero/shared/dynamo"
+	"github.com/zero-gateway/zero/shared/s3store"
+	"github.com/zero-gateway/zero/shared/sqlitedb"
+	"github.com/zero-gateway/zero/shared/upstream"
+)
+
+// bucketEnv names the transcript bucket, as the functions' environment
+// does (ZERO_TABLE, tableEnv, names the table).
+const bucketEnv = "ZERO_BUCKET"
+
+// storeFlags name the session table and the transcript bucket `zero
+// import` and `zero export` work on, with the operator's AWS credentials.
+type storeFlags struct{ table, bucket string }
+
+func (f *storeFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.table, "table", "", "DynamoDB session table `NAME` (the stack's SessionTableName output; default $"+tableEnv+")")
+	fs.StringVar(&f.bucket, "bucket", "", "S3 transcript bucket `NAME` (the stack's TranscriptBucketName output; default $"+bucketEnv+")")
+}
+
+// open resolves the flags against the environment (flags win) and returns
+// the table and bucket adapters on the default AWS configuration.
+func (f *storeFlags) open(ctx context.Context, getenv func(string) string) (*dynamo.Store, *s3store.Bucket, error) {
+	if f.table == "" {
+		f.table = getenv(tableEnv)
+	}
+	if f.bucket == "" {
+		f.bucket = getenv(bucketEnv)
+	}
+	if f.table == "" || f.bucket == "" {
+		return nil, nil, fmt.Errorf("name the table and the bucket: --table (SessionTableName output) and --bucket (TranscriptBucketName output), or set %s and %s", tableEnv, bucketEnv)
+	}
+	cfg, err := awsconfig.Load(ctx, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	local := getenv("AWS_ENDPOINT_URL") != "" || getenv("AWS_ENDPOINT_URL_S3") != ""
+	client := s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = local })
+	return dynamo.New(dynamodb.NewFromConfig(cfg), f.table), s3store.New(client, f.bucket), nil
+}
+
+var importAbout = []string{
+	"Imports the upstream system's sessions from its state directory DIR (the",
+	"folder holding agents/): per agent, the SQLite store",
+	"agents/<id>/agent/" + sqlitedb.FileName + " when there is one, else",
+	"agents/<id>/sessions/sessions.json and its JSONL transcripts. Entries go to",
+	"the session table and transcripts to the bucket, as the runner writes them;",
+	"the model context is rebuilt from each transcript. Running it again changes",
+	"nothing; a stored session newer than the imported one is kept. Bad input is",
+	"reported with its path and line and skipped.",
+}
+
+// runImport is `zero import`.
+func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("zero import", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var where storeFlags
+	where.register(fs)
+	from := fs.String("from", "", "the upstream state `DIR` (holding agents/)")
+	agent := fs.String("agent", "", "import only agent `ID`")
+	dryRun := fs.Bool("dry-run", false, "read and report what would change; write nothing")
+	if err := parseFlags(fs, stderr, args, "zero import --from DIR [--agent ID] [--dry-run] [--table NAME] [--bucket NAME]", importAbout, ""); err != nil {
+		return err
+	}
+	if *from == "" {
+		return fmt.Errorf("import: --from DIR is required")
+	}
+	agents, err := agentsIn(*from, *agent)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	store, bucket, err := where.open(ctx, os.Getenv)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	im := &upstream.Importer{Sessions: store, Bucket: bucket, DryRun: *dryRun}
+	return importAgents(ctx, im, *from, agents, stdout, stderr)
+}
+
+// agentsIn is the agents to import: only, or every folder under dir/agents.
+func agentsIn(dir, only string) ([]string, error) {
+	if only != "" {
+		return []string{only}, nil
+	}
+	return upstream.Agents(dir)
+}
+
+// readAgent reads agentID's sessions from dir in whichever layout it has:
+// the SQLite store when present (upstream then reads sessions.json only as
+// a migration input), else the JSONL one.
+func readAgent(ctx context.Context, dir, agentID string) ([]upstream.Item, []upstream.Problem, error) {
+	db := sqlitedb.Path(dir, agentID)
+	if _, err := os.Stat(db); err == nil {
+		return sqlitedb.Read(ctx, db, agentID)
+	}
+	items, problems, err := upstream.ReadDir(dir, agentID)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, fmt.Errorf("agent %s: neither %s nor %s exists", agentID, db, upstream.StorePath(dir, agentID))
+	}
+	return items, problems, err
+}
+
+// importTally counts what an import did.
+type importTally struct {
+	outcomes map[upstream.Outcome]int
+	bytes    int
+	problems []upstream.Problem
+}
+
+// importAgents reads and imports each agent's sessions, reporting
+// progress on a terminal, each skipped item on stderr and a summary on
+// stdout. Skipped items make it fail after everything else is imported.
+func importAgents(ctx context.Context, im *upstream.Importer, dir string, agents []string, stdout, stderr io.Writer) error {
+	t := importTally{outcomes: map[upstream.Outcome]int{}}
+	var items []upstream.Item
+	for _, a := range agents {
+		got, problems, err := readAgent(ctx, dir, a)
+		if err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+		items = append(items, got...)
+		t.problems = append(t.problems, problems...)
+	}
+	bar := newProgress(stderr, "import", len(items))
+	for i, it := range items {
+		out, n, err := im.Import(ctx, it)
+		if err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("import: %w", ctx.Err())
+			}
+			t.problems = append(t.problems, upstream.Problem{Path: it.From, Key: it.Key, Err: err.Error()})
+		} else {
+			t.outcomes[out]++
+			t.bytes += n
+		}
+		bar.update(i+1, t.bytes)
+	}
+	bar.done()
+	for _, p := range t.problems {
+		fmt.Fprintln(stderr, "skipped: "+p.String())
+	}
+	verb := "imported"
+	if im.DryRun {
+		verb = "would import (dry run)"
+	}
+	fmt.Fprintf(stdout, "%s %d sessions from %s: %d created, %d updated, %d unchanged, %d kept (stored newer), %d skipped; %s of transcripts\n",
+		verb, len(items), dir, t.outcomes[upstream.Created], t.outcomes[upstream.Updated], t.outcomes[upstream.Unchanged],
+		t.outcomes[upstream.KeptNewer], len(t.problems), byteSize(t.bytes))
+	if len(t.problems) > 0 {
+		return fmt.Errorf("import: %d items skipped (listed above)", len(t.problems))
+	}
+	return nil
+}
+
+// progress is a one-line progress bar, drawn only on a terminal.
+type progress struct {
+	w     io.Writer
+	what  string
+	total int
+	on    bool
+}
+
+func newProgress(w io.Writer, what string, total int) *progress {
+	f, ok := w.(*os.File)
+	return &progress{w: w, what: what, total: total, on: ok && term.IsTerminal(int(f.Fd()))}
+}
+
+// update redraws the bar: n of total sessions, bytes of transcripts.
+func (p *progress) update(n, bytes int) {
+	if !p.on {
+		return
+	}
+	const width = 30
+	filled := width
+	if p.total > 0 {
+		filled = width * n / p.total
+	}
+	fmt.Fprintf(p.w, "\r%s [%s%s] %d/%d sessions, %s ", p.what, strings.Repeat("#", filled), strings.Repeat(".", width-filled), n, p.total, byteSize(bytes))
+}
+
+func (p *progress) done() {
+	if p.on {
+		fmt.Fprintln(p.w)
+	}
+}
+
+// byteSize formats n bytes for people (B, KiB, MiB, GiB).
+func byteSize(n int) string {
+	f, units := float64(n), []string{"B", "KiB", "MiB", "GiB"}
+	i := 0
+	for f >= 1024 && i < len(units)-1 {
+		f /= 1024
+		i++
+	}
+	if i == 0 {
+		return fmt.Sprintf("%d B", n)
+	}
+	return fmt.Sprintf("%.1f %s", f, units[i])
+}

@@ -1,0 +1,157 @@
+package upstream
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/zero-gateway/zero/shared/fault"
+	"github.com/zero-gateway/zero/shared/session"
+	"github.com/zero-gateway/zero/shared/transcript"
+	"github.com/zero-gateway/zero/shared/turn"
+)
+
+// Sessions is the session table as an import writes it. Implementation:
+// shared/dynamo.Store.
+type Sessions interface {
+	// Get returns the entry of key; a missing one is fault.NotFound.
+	Get(ctx context.Context, key string) (session.Entry, error)
+	// PutImported writes e and its context c under key, all or nothing,
+	// only if key's entry is still prev (nil: absent), at prev.Version+1.
+	PutImported(ctx context.Context, key string, prev *session.Entry, e session.Entry, c turn.Context) error
+}
+
+// Outcome is what Import did (or, dry, would do) with one session.
+type Outcome int
+
+const (
+	Created   Outcome = iota + 1 // the key had no entry
+	Updated                      // the entry was replaced or its transcript extended
+	Unchanged                    // already imported: nothing to write
+	KeptNewer                    // the stored session is newer: kept as it is
+)
+
+func (o Outcome) String() string {
+	return map[Outcome]string{Created: "created", Updated: "updated", Unchanged: "unchanged", KeptNewer: "kept newer"}[o]
+}
+
+// Importer moves upstream sessions into ZERO's table and bucket.
+type Importer struct {
+	Sessions Sessions
+	Bucket   transcript.Bucket // where transcript parts go (Log's layout)
+	DryRun   bool              // read and decide, write nothing
+}
+
+// Import imports one session and returns what it did and the transcript
+// bytes it wrote. The rules: an entry under the same key with another
+// sessionId is replaced only when the import's updatedAt is newer; the
+// transcript at the session's path (session.TranscriptPath) is written
+// only when what is stored there is a prefix of the import's (the rest
+// goes in as one new part), so two transcripts never interleave; the
+// entry gets ZERO's transcript position and its context rebuilt from the
+// transcript (turn.ContextOf, from its last compaction), written together.
+// A second import of the same item is Unchanged. When the entry write
+// fails, the part just written is removed: nothing is left half-written.
+func (im *Importer) Import(ctx context.Context, it Item) (Outcome, int, error) {
+	var prev *session.Entry
+	stored, err := im.Sessions.Get(ctx, it.Key)
+	switch {
+	case fault.Is(err, fault.NotFound):
+	case err != nil:
+		return 0, 0, fmt.Errorf("read session %s: %w", it.Key, err)
+	default:
+		prev = &stored
+		if stored.SessionID != it.Entry.SessionID && it.Entry.UpdatedAt <= stored.UpdatedAt {
+			return KeptNewer, 0, nil
+		}
+	}
+	same := prev != nil && prev.SessionID == it.Entry.SessionID
+	path := session.TranscriptPath(it.Key, it.Entry)
+	parts, have, err := im.stored(ctx, path)
+	if err != nil {
+		return 0, 0, err
+	}
+	stream := it.Transcript.Stream
+	switch {
+	case bytes.HasPrefix(stream, have):
+	case same && bytes.HasPrefix(have, stream):
+		return KeptNewer, 0, nil // ZERO's turns went on past the import
+	default:
+		return 0, 0, fmt.Errorf("transcript %s: the stored one is not a prefix of the import's; not interleaving them", path)
+	}
+	add := stream[len(have):]
+	if same && len(add) == 0 && it.Entry.UpdatedAt <= stored.UpdatedAt {
+		return Unchanged, 0, nil
+	}
+	e := im.entry(it, prev, int64(parts))
+	if len(add) > 0 {
+		e.TranscriptSeq++
+	}
+	out := Created
+	if prev != nil {
+		out = Updated
+	}
+	if im.DryRun {
+		return out, len(add), nil
+	}
+	return out, len(add), im.write(ctx, it.Key, prev, e, path, add, stream)
+}
+
+// entry is the entry to store for it over prev: the import's fields (the
+// stored ones when the same session is stored newer), ZERO's position in
+// a transcript of parts parts, the next version.
+func (im *Importer) entry(it Item, prev *session.Entry, parts int64) session.Entry {
+	e := it.Entry
+	if prev != nil && prev.SessionID == e.SessionID && prev.UpdatedAt >= e.UpdatedAt {
+		e = *prev
+	}
+	e.AgentID = it.AgentID
+	e.TranscriptSeq = parts
+	e.LastEntryID = it.Transcript.LastID
+	e.Version = 1
+	if prev != nil {
+		e.Version = prev.Version + 1
+		e.UpdatedAt = max(e.UpdatedAt, prev.UpdatedAt)
+	}
+	return e
+}
+
+// stored returns the number of parts and the transcript stored at path.
+func (im *Importer) stored(ctx context.Context, path string) (int, []byte, error) {
+	keys, err := im.Bucket.List(ctx, path+".d/")
+	if err != nil {
+		return 0, nil, fmt.Errorf("list transcript %s: %w", path, err)
+	}
+	have, err := transcript.NewLog(im.Bucket).Read(ctx, path)
+	if err != nil {
+		return 0, nil, fmt.Errorf("read transcript %s: %w", path, err)
+	}
+	return len(keys), have, nil
+}
+
+// write stores add as part e.TranscriptSeq (when not empty), then the
+// entry and its context; a failed entry write removes that part again.
+func (im *Importer) write(ctx context.Context, key string, prev *session.Entry, e session.Entry, path string, add, stream []byte) error {
+	log := transcript.NewLog(im.Bucket)
+	if len(add) > 0 {
+		var lines []any
+		for _, l := range bytes.Split(bytes.TrimSuffix(add, []byte("\n")), []byte("\n")) {
+			lines = append(lines, json.RawMessage(l))
+		}
+		if err := log.WritePart(ctx, path, e.TranscriptSeq, lines); err != nil {
+			return fmt.Errorf("write transcript part %d of %s: %w", e.TranscriptSeq, path, err)
+		}
+	}
+	c := turn.Context{SessionID: e.SessionID, Messages: turn.ContextOf(stream)}
+	err := im.Sessions.PutImported(ctx, key, prev, e, c)
+	if err == nil {
+		return nil
+	}
+	if r, ok := im.Bucket.(transcript.Remover); ok && len(add) > 0 {
+		if rerr := r.Remove(ctx, transcript.PartKey(path, e.TranscriptSeq)); rerr != nil {
+			return fmt.Errorf("write session %s: %w (and removing its new transcript part failed: %v)", key, err, rerr)
+		}
+	}
+	return fmt.Errorf("write session %s: %w", key, err)
+}

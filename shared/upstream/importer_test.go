@@ -1,0 +1,200 @@
+package upstream
+
+import (
+	"context"
+	"maps"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/zero-gateway/zero/shared/fault"
+	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/session"
+	"github.com/zero-gateway/zero/shared/transcript"
+	"github.com/zero-gateway/zero/shared/transcript/transcripttest"
+	"github.com/zero-gateway/zero/shared/turn"
+)
+
+// memSessions is an in-memory Sessions with the version rule of
+// shared/dynamo's PutImported.
+type memSessions struct {
+	entries  map[string]session.Entry
+	contexts map[string]turn.Context
+	fail     error // returned by the next PutImported
+}
+
+func newMemSessions() *memSessions {
+	return &memSessions{entries: map[string]session.Entry{}, contexts: map[string]turn.Context{}}
+}
+
+func (m *memSessions) Get(_ context.Context, key string) (session.Entry, error) {
+	e, ok := m.entries[key]
+	if !ok {
+		return session.Entry{}, fault.New(fault.NotFound, "no session %s", key)
+	}
+	return e, nil
+}
+
+func (m *memSessions) PutImported(_ context.Context, key string, prev *session.Entry, e session.Entry, c turn.Context) error {
+	if err := m.fail; err != nil {
+		m.fail = nil
+		return err
+	}
+	cur, ok := m.entries[key]
+	if ok != (prev != nil) || (ok && cur.Version != prev.Version) {
+		return fault.New(fault.Conflict, "session %s changed", key)
+	}
+	m.entries[key], m.contexts[key] = e, c
+	return nil
+}
+
+func fixtureItems(t *testing.T) []Item {
+	t.Helper()
+	items, problems, err := ReadDir("testdata/jsonl", "main")
+	if err != nil || len(problems) > 0 {
+		t.Fatalf("read fixture: %v %v", err, problems)
+	}
+	return items
+}
+
+func importAll(t *testing.T, im *Importer, items []Item) []Outcome {
+	t.Helper()
+	var out []Outcome
+	for _, it := range items {
+		o, _, err := im.Import(context.Background(), it)
+		if err != nil {
+			t.Fatalf("import %s: %v", it.Key, err)
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+func TestImportTwiceChangesNothing(t *testing.T) {
+	sessions, bucket := newMemSessions(), transcripttest.NewMemBucket()
+	im := &Importer{Sessions: sessions, Bucket: bucket}
+	items := fixtureItems(t)
+	if diff := cmp.Diff([]Outcome{Created, Created, Created, Created}, importAll(t, im, items)); diff != "" {
+		t.Errorf("first import (-want +got):\n%s", diff)
+	}
+	entries := maps.Clone(sessions.entries)
+	keys, _ := bucket.List(context.Background(), "")
+	if diff := cmp.Diff([]Outcome{Unchanged, Unchanged, Unchanged, Unchanged}, importAll(t, im, items)); diff != "" {
+		t.Errorf("second import (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(entries, sessions.entries); diff != "" {
+		t.Errorf("entries changed (-want +got):\n%s", diff)
+	}
+	again, _ := bucket.List(context.Background(), "")
+	if diff := cmp.Diff(keys, again); diff != "" {
+		t.Errorf("parts changed (-want +got):\n%s", diff)
+	}
+	// The transcript reads back as the file, and the entry continues it.
+	main := sessions.entries["agent:main:main"]
+	stream, _ := transcript.NewLog(bucket).Read(context.Background(), session.TranscriptPath("agent:main:main", main))
+	if diff := cmp.Diff(string(items[0].Transcript.Stream), string(stream)); diff != "" {
+		t.Errorf("transcript (-want +got):\n%s", diff)
+	}
+	if main.TranscriptSeq != 1 || main.LastEntryID != "a100000b" || main.Version != 1 || main.AgentID != "main" {
+		t.Errorf("entry position: seq %d last %q version %d agent %q", main.TranscriptSeq, main.LastEntryID, main.Version, main.AgentID)
+	}
+}
+
+func TestImportContextFromLastCompaction(t *testing.T) {
+	sessions := newMemSessions()
+	im := &Importer{Sessions: sessions, Bucket: transcripttest.NewMemBucket()}
+	importAll(t, im, fixtureItems(t)[:1])
+	c := sessions.contexts["agent:main:main"]
+	type msg struct{ Role, Content string }
+	var got []msg
+	for _, m := range c.Messages {
+		got = append(got, msg{m.Role, m.Content})
+	}
+	want := []msg{
+		{model.User, "Summary of the earlier conversation:\nAlice asked about Lisbon weather: sunny today, rain tomorrow."},
+		{model.User, "And tomorrow?"},
+		{model.Assistant, "Rain."},
+		{model.User, "Thanks!"},
+		{model.Assistant, "You're welcome."},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("context (-want +got):\n%s", diff)
+	}
+	if c.SessionID != "11111111-1111-4111-8111-111111111111" {
+		t.Errorf("context session %q", c.SessionID)
+	}
+}
+
+func TestImportOverExisting(t *testing.T) {
+	base := fixtureItems(t)[1] // the group session
+	const more = `{"type":"message","id":"b2000003","parentId":"b2000002","timestamp":"t","message":{"role":"user","content":"later","timestamp":1}}` + "\n"
+	extended := base
+	extended.Transcript = Transcript{Stream: append(append([]byte(nil), base.Transcript.Stream...), more...), LastID: "b2000003"}
+	extended.Entry.UpdatedAt++
+	diverged := base
+	diverged.Transcript = Transcript{Stream: []byte(`{"type":"session","version":3,"id":"x"}` + "\n")}
+	diverged.Entry.UpdatedAt += 2
+	otherOlder := base
+	otherOlder.Entry.SessionID, otherOlder.Entry.UpdatedAt = "99999999-9999-4999-8999-999999999999", base.Entry.UpdatedAt-1
+	otherNewer := otherOlder
+	otherNewer.Entry.UpdatedAt = base.Entry.UpdatedAt + 10
+	tests := []struct {
+		name     string
+		next     Item
+		want     Outcome
+		wantErr  string
+		wantSeq  int64
+		wantLast string
+	}{
+		{name: "same transcript, same time", next: base, want: Unchanged, wantSeq: 1, wantLast: "b2000002"},
+		{name: "transcript extended: one new part", next: extended, want: Updated, wantSeq: 2, wantLast: "b2000003"},
+		{name: "stored transcript is not a prefix", next: diverged, wantErr: "not interleaving"},
+		{name: "older other session: stored kept", next: otherOlder, want: KeptNewer, wantSeq: 1, wantLast: "b2000002"},
+		{name: "newer other session replaces", next: otherNewer, want: Updated, wantSeq: 1, wantLast: "b2000002"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sessions := newMemSessions()
+			im := &Importer{Sessions: sessions, Bucket: transcripttest.NewMemBucket()}
+			importAll(t, im, []Item{base})
+			got, _, err := im.Import(context.Background(), tt.next)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Fatalf("Import = %v, %v; want %v", got, err, tt.want)
+			}
+			e := sessions.entries[base.Key]
+			if e.TranscriptSeq != tt.wantSeq || e.LastEntryID != tt.wantLast {
+				t.Errorf("entry seq %d last %q, want %d %q", e.TranscriptSeq, e.LastEntryID, tt.wantSeq, tt.wantLast)
+			}
+		})
+	}
+}
+
+func TestImportFailedWriteLeavesNothing(t *testing.T) {
+	sessions, bucket := newMemSessions(), transcripttest.NewMemBucket()
+	im := &Importer{Sessions: sessions, Bucket: bucket}
+	sessions.fail = fault.New(fault.Conflict, "raced")
+	if _, _, err := im.Import(context.Background(), fixtureItems(t)[0]); err == nil {
+		t.Fatal("Import succeeded, want the write error")
+	}
+	if keys, _ := bucket.List(context.Background(), ""); len(keys) != 0 || len(sessions.entries) != 0 {
+		t.Errorf("left behind: parts %v, entries %v", keys, sessions.entries)
+	}
+}
+
+func TestImportDryRunWritesNothing(t *testing.T) {
+	sessions, bucket := newMemSessions(), transcripttest.NewMemBucket()
+	im := &Importer{Sessions: sessions, Bucket: bucket, DryRun: true}
+	if diff := cmp.Diff([]Outcome{Created, Created, Created, Created}, importAll(t, im, fixtureItems(t))); diff != "" {
+		t.Errorf("dry run (-want +got):\n%s", diff)
+	}
+	if keys, _ := bucket.List(context.Background(), ""); len(keys) != 0 || len(sessions.entries) != 0 {
+		t.Errorf("dry run wrote: parts %v, entries %v", keys, sessions.entries)
+	}
+}
