@@ -75,8 +75,11 @@ func (p *Processor) startRun(ctx context.Context, t *turnState, e session.Entry,
 // announced reports whether m's run was announced to a client that may
 // follow it while it runs: a run requested through the gateway's agent
 // method (its message ids are "api:<idempotencyKey>") or an internal one.
+// A flow step (sessions_send's rounds, a sub-agent) is not: its only
+// follower, a waiting sessions_send, reads a missing record as still
+// running, so the step saves the up-front write.
 func announced(m inbound.Message) bool {
-	return m.Channel == inbound.Internal || strings.HasPrefix(m.ID, "api:")
+	return (m.Channel == inbound.Internal && m.Flow == nil) || strings.HasPrefix(m.ID, "api:")
 }
 
 // runsInCommit reports whether the store writes run outcomes in the

@@ -143,10 +143,17 @@ const a2aConfig = `{session: {dmScope: "per-channel-peer"}, channels: {telegram:
 
 // a2aStack is a local stack with the a2a model and zero.json config.
 func a2aStack(t *testing.T, slow time.Duration, config string) (*Stack, *fakeTelegram) {
+	st, tg, _ := a2aStackLogged(t, slow, config)
+	return st, tg
+}
+
+// a2aStackLogged is a2aStack with the functions' invocation log.
+func a2aStackLogged(t *testing.T, slow time.Duration, config string) (*Stack, *fakeTelegram, *invocationLog) {
 	need(t, "AWS emulator", emuErr)
 	needRIE(t)
 	tg := newFakeTelegram(t, e2eToken)
 	m := newA2AModel(t, slow)
+	logs := &invocationLog{}
 	st := startStack(t, Options{
 		Template: translatedTemplate(t),
 		Prefix:   uniquePrefix(t, "a2a"),
@@ -160,9 +167,9 @@ func a2aStack(t *testing.T, slow time.Duration, config string) (*Stack, *fakeTel
 		},
 		Config:   []byte(config),
 		PollWait: time.Second,
-		Output:   &invocationLog{},
+		Output:   logs,
 	})
-	return st, tg
+	return st, tg, logs
 }
 
 // chatSay posts text from private chat id (the update id unique per
@@ -381,4 +388,60 @@ func sessionKeys(t *testing.T, st *Stack) string {
 	t.Helper()
 	_, out := rpc(t, st, e2eGatewayToken, "sessions.list", map[string]any{"limit": 200})
 	return fmt.Sprint(result(t, out)["sessions"])
+}
+
+// TestFlowAWSCalls counts the runner's AWS calls of one sessions_send
+// flow end to end: the caller's turn, round 1, two ping-pong rounds (the
+// second REPLY_SKIP), the announce step and the outbox delivery, each a
+// runner invocation. A flow turn costs a plain turn's 4 calls plus the
+// next step's SendMessage (and, for the caller's tool turn, the run
+// record its tool flush starts; for the announce step, the target's entry
+// and the outbox item); the delivery costs 2 (the item's GetItem and its
+// settling UpdateItem). With ZERO_BENCH=1 (make bench) it prints them.
+func TestFlowAWSCalls(t *testing.T) {
+	st, tg, logs := a2aStackLogged(t, 0, a2aConfig)
+	const a, b = 111, 222
+	chatSay(t, st, 1, a, "hello")
+	chatSay(t, st, 2, b, "hello")
+	sentTo(t, tg, b, "reply to: hello")
+	before := len(settledBatches(t, logs))
+	chatSay(t, st, 3, a, sendArgs(dmKey(b), "count the calls", 0))
+	sentTo(t, tg, b, "announce: count the calls")
+	batches := settledBatches(t, logs)[before:]
+	if len(batches) != 6 {
+		t.Fatalf("%d runner invocations for the flow; want 6 (caller, 3 rounds, announce, delivery): %+v", len(batches), batches)
+	}
+	total := 0
+	for i, inv := range batches {
+		n := turnCalls(inv)
+		total += n
+		t.Logf("BENCH flow_step=%d aws_calls=%d (%s)", i+1, n, turnOps(inv))
+		limit := 7 // a plain turn's 4, the next step's SendMessage, the announce's entry read and outbox write
+		switch i {
+		case 0:
+			limit = 9 // the caller's tool turn: its tool flush, the target's lookup, a stop poll
+		case len(batches) - 1:
+			limit = 2 // the delivery: the item's GetItem and UpdateItem
+		}
+		if n > limit {
+			t.Errorf("flow step %d made %d AWS calls (%s); want at most %d", i+1, n, turnOps(inv), limit)
+		}
+	}
+	t.Logf("BENCH flow_total aws_calls=%d over %d runner invocations (+1 webhook SendMessage)", total, len(batches))
+}
+
+// settledBatches waits until no runner invocation has ended for two
+// seconds and returns them all.
+func settledBatches(t *testing.T, logs *invocationLog) []invocation {
+	t.Helper()
+	last, since := -1, time.Now()
+	for time.Since(since) < 2*time.Second {
+		batches, _ := logs.snapshot()
+		if len(batches) != last {
+			last, since = len(batches), time.Now()
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	batches, _ := logs.snapshot()
+	return batches
 }
