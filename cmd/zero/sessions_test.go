@@ -167,6 +167,16 @@ func TestStatus(t *testing.T) {
 			},
 		},
 		{
+			name: "dead-letter queues",
+			handler: fixed(200, rpcSuccess(map[string]any{"ok": true, "configVersion": "3", "sessions": rows, "deadLetters": []map[string]any{
+				{"name": "work", "visible": 2, "inFlight": 1}, {"name": "subagent", "visible": 0, "inFlight": 0, "error": "access denied"},
+			}})),
+			wantLines: []string{
+				"config version:  3", "dead letters:    work: 2 waiting, 1 in flight", "dead letters:    subagent: unknown (access denied)",
+				"sessions:        2 recent",
+			},
+		},
+		{
 			name:     "json",
 			args:     []string{"--json"},
 			handler:  ok,

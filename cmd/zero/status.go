@@ -26,6 +26,8 @@ type statusReport struct {
 	// OutboxError says why it is missing.
 	Outbox      *gateway.OutboxListResult `json:"outbox,omitempty"`
 	OutboxError string                    `json:"outboxError,omitempty"`
+	// DeadLetters are the dead-letter queues' depths, as status gives them.
+	DeadLetters []gateway.DeadLetterDepth `json:"deadLetters,omitempty"`
 
 	rows []gateway.Row // Sessions decoded, for the table
 }
@@ -38,12 +40,12 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.SetOutput(stderr)
 	var conn gatewayFlags
 	conn.register(fs)
-	asJSON := fs.Bool("json", false, `print {"url", "reachable", "ok", "error", "configVersion", "sessions": [...], "outbox": {"counts", "items"}}`)
+	asJSON := fs.Bool("json", false, `print {"url", "reachable", "ok", "error", "configVersion", "sessions": [...], "deadLetters": [...], "outbox": {"counts", "items"}}`)
 	if err := parseFlags(fs, stderr, args, "zero status [--json] [--url URL] [--token TOKEN]",
 		[]string{
 			"Asks the gateway for its status: reachable or not (and why), the config",
-			"version it runs with, its recent sessions, and the announce outbox:",
-			"counts by state and the dead items (never delivered).",
+			"version it runs with, its recent sessions, the dead-letter queues' depth,",
+			"and the announce outbox: counts by state and the dead items (never delivered).",
 		}, ""); err != nil {
 		return err
 	}
@@ -87,10 +89,22 @@ func askStatus(ctx context.Context, client *gatewayClient) (statusReport, error)
 	default:
 		report.Reachable, report.OK = true, res.OK
 		report.ConfigVersion = &res.ConfigVersion
-		report.Store = res.Store
+		report.Store, report.DeadLetters = res.Store, res.DeadLetters
 		report.rows = res.Sessions
 	}
 	return report, err
+}
+
+// printDeadLetters writes each dead-letter queue's depth (zero dlq list
+// shows the messages).
+func printDeadLetters(w io.Writer, queues []gateway.DeadLetterDepth) {
+	for _, q := range queues {
+		if q.Error != "" {
+			fmt.Fprintf(w, "dead letters:    %s: unknown (%s)\n", q.Name, q.Error)
+			continue
+		}
+		fmt.Fprintf(w, "dead letters:    %s: %d waiting, %d in flight\n", q.Name, q.Visible, q.InFlight)
+	}
 }
 
 // printStatus writes the report for people.
@@ -117,6 +131,7 @@ func printStatus(w io.Writer, r statusReport, now time.Time) error {
 	if r.Store != "" {
 		fmt.Fprintf(w, "store:           %s\n", r.Store)
 	}
+	printDeadLetters(w, r.DeadLetters)
 	printOutboxCounts(w, r)
 	if len(r.rows) == 0 {
 		fmt.Fprintln(w, "sessions:        none")
