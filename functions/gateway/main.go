@@ -11,7 +11,8 @@
 // for cron, ZERO_CRON_GROUP (the stack's schedule group),
 // ZERO_CRON_TARGET_ARN (the cron function) and ZERO_CRON_ROLE_ARN (the
 // role Scheduler invokes it as): without them cron jobs are stored but
-// get no schedule.
+// get no schedule. ZERO_DLQ_URL and ZERO_SUBAGENT_DLQ_URL (optional): the
+// dead-letter queues whose depth status reports.
 package main
 
 import (
@@ -37,6 +38,7 @@ import (
 	"github.com/zero-gateway/zero/shared/lambdalog"
 	"github.com/zero-gateway/zero/shared/s3store"
 	"github.com/zero-gateway/zero/shared/secret"
+	"github.com/zero-gateway/zero/shared/sqsqueue"
 	"github.com/zero-gateway/zero/shared/ssmparam"
 	"github.com/zero-gateway/zero/shared/transcript"
 	"github.com/zero-gateway/zero/shared/webui"
@@ -82,7 +84,8 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 	local := os.Getenv("AWS_ENDPOINT_URL") != "" || os.Getenv("AWS_ENDPOINT_URL_S3") != ""
 	s3Client := s3.NewFromConfig(awsCfg, func(o *s3.Options) { o.UsePathStyle = local })
 	store := dynamo.New(dynamodb.NewFromConfig(awsCfg), env["ZERO_TABLE"])
-	lanes, _, err := ingress.Lanes(sqs.NewFromConfig(awsCfg))
+	sqsClient := sqs.NewFromConfig(awsCfg)
+	lanes, _, err := ingress.Lanes(sqsClient)
 	if err != nil {
 		return nil, err
 	}
@@ -96,6 +99,7 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 		Stops:       store,          // agent/chat.send mark a /stop the moment it arrives
 		Outbox:      store.Outbox(), // outbox.list: announces pending, sent, dead
 		Cron:        cronDeps(awsCfg, store, logger),
+		DeadLetters: deadLetters(sqsClient), // status: the DLQs' depth
 		Store: fmt.Sprintf("dynamodb table %s, s3 bucket %s, config parameter %s",
 			env["ZERO_TABLE"], env["ZERO_BUCKET"], env["ZERO_CONFIG_PARAMETER"]),
 		Now: time.Now,
@@ -120,6 +124,18 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 		return nil, err
 	}
 	return webui.Mount(ui, httpapi.Rotating(api, logger, "gateway: token unreadable", `{"ok":false,"error":{"code":"unavailable","message":"try again"}}`)), nil
+}
+
+// deadLetters are the dead-letter queues named by ZERO_DLQ_URL and
+// ZERO_SUBAGENT_DLQ_URL (each optional), for status.
+func deadLetters(client *sqs.Client) []gateway.DeadLetterQueue {
+	var out []gateway.DeadLetterQueue
+	for _, q := range []struct{ name, env string }{{"work", "ZERO_DLQ_URL"}, {"subagent", "ZERO_SUBAGENT_DLQ_URL"}} {
+		if url := os.Getenv(q.env); url != "" {
+			out = append(out, gateway.DeadLetterQueue{Name: q.name, Queue: sqsqueue.NewDLQ(client, url)})
+		}
+	}
+	return out
 }
 
 // cronDeps is the cron store on the table and, when the environment names

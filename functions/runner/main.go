@@ -134,6 +134,7 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 		DefaultModel: ref,
 		Senders:      senders,
 		Messengers:   messengersOf(senders),              // the message tool
+		Attachments:  attachmentsOf(senders),             // photos sent to the bot (Telegram getFile)
 		Cron:         cronService(awsCfg, store, logger), // the cron tool (automation.go)
 		ConfigDoc:    configDoc(ssmClient),               // the gateway tool, when commands.restart enables it
 		Settings:     settings,

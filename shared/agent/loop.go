@@ -88,6 +88,7 @@ type Input struct {
 	System    string          // the assembled system prompt
 	History   []model.Message // the context before this run
 	Prompt    string          // the new user message
+	Images    []model.Image   // go with Prompt, for a model that accepts images
 	MaxTokens int
 }
 
@@ -111,7 +112,7 @@ type Output struct {
 // as is (the caller decides whether to retry: fault.Retryable), with the
 // output so far.
 func (l *Loop) Run(ctx context.Context, in Input) (Output, error) {
-	out := Output{Messages: []model.Message{{Role: model.User, Content: in.Prompt}}}
+	out := Output{Messages: []model.Message{{Role: model.User, Content: in.Prompt, Images: in.Images}}}
 	tools := map[string]Tool{}
 	specs := make([]model.ToolSpec, 0, len(l.Tools))
 	for _, t := range l.Tools {

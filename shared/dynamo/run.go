@@ -79,6 +79,7 @@ var finishOverwrites = map[string]bool{attrStatus: true, attrEndedAt: true, attr
 //	        its events: the failed condition returns the stored record, so
 //	        telling a replay from a conflict or an unknown run costs no read
 //	Get     1 GetItem, strongly consistent
+//	GetMany 1 BatchGetItem, strongly consistent (up to 100 records)
 //	Events  1 Query, strongly consistent (another only past 1 MB a page)
 //	LastSeq 1 Query, strongly consistent, newest first, Limit 1
 //
@@ -263,6 +264,53 @@ func (rs *RunStore) Get(ctx context.Context, runID string) (run.Record, error) {
 		return run.Record{}, fault.Wrap(fault.Internal, err, "decode record of run %s", runID)
 	}
 	return rec, nil
+}
+
+// GetMany reads the records of runIDs (at most 100, duplicates allowed)
+// with one strongly consistent BatchGetItem (more only for keys DynamoDB
+// leaves unprocessed), for the gateway's sessions.runs. Runs without a
+// record (never started, or expired after RunTTL) are left out; the rest
+// come back in runIDs' order, each once. An invalid id is fault.Invalid,
+// more than 100 ids fault.Invalid, a record that does not decode
+// fault.Internal.
+func (rs *RunStore) GetMany(ctx context.Context, runIDs []string) ([]run.Record, error) {
+	if len(runIDs) > maxBatchGet {
+		return nil, fault.New(fault.Invalid, "read runs: %d ids; at most %d", len(runIDs), maxBatchGet)
+	}
+	var keys []map[string]types.AttributeValue
+	seen := map[string]bool{}
+	for _, id := range runIDs {
+		if err := run.CheckID(id); err != nil {
+			return nil, err
+		}
+		if !seen[id] {
+			seen[id] = true
+			keys = append(keys, runKey(id))
+		}
+	}
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	items, err := rs.s.batchGet(ctx, keys, "read runs")
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]run.Record, len(items))
+	for _, it := range items {
+		rec, err := decodeRun(it)
+		if err != nil {
+			return nil, fault.Wrap(fault.Internal, err, "decode a run record")
+		}
+		byID[rec.RunID] = rec
+	}
+	out := make([]run.Record, 0, len(byID))
+	for _, id := range runIDs {
+		if rec, ok := byID[id]; ok {
+			out = append(out, rec)
+			delete(byID, id)
+		}
+	}
+	return out, nil
 }
 
 func (rs *RunStore) getItem(ctx context.Context, runID string) (map[string]types.AttributeValue, error) {

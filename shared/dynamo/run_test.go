@@ -292,3 +292,72 @@ func TestRunErrorClasses(t *testing.T) {
 		}
 	}
 }
+
+// TestRunGetMany reads several run records in one BatchGetItem: missing
+// runs are left out, duplicates read once, the order is the ids'.
+func TestRunGetMany(t *testing.T) {
+	ctx := context.Background()
+	rs := New(testClient, testTable).Runs()
+	a, b := startedRun(), startedRun()
+	for _, r := range []run.Record{a, b} {
+		if err := rs.Start(ctx, r, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := b
+	done.Status, done.EndedAt, done.Usage = run.StatusOK, b.StartedAt+1500, run.Usage{Input: 10, Output: 5}
+	if err := rs.Finish(ctx, done, nil); err != nil {
+		t.Fatal(err)
+	}
+	absent := run.NewID("")
+	many := make([]string, 101)
+	for i := range many {
+		many[i] = run.NewID("")
+	}
+	tests := []struct {
+		name      string
+		ids       []string
+		want      []string // run ids, in order
+		wantCalls string
+		wantCode  fault.Code // "" : no error
+	}{
+		{"both, newest first", []string{b.RunID, a.RunID}, []string{b.RunID, a.RunID}, "DynamoDB.BatchGetItem=1", ""},
+		{"a missing run is left out", []string{absent, a.RunID}, []string{a.RunID}, "DynamoDB.BatchGetItem=1", ""},
+		{"duplicates read once", []string{a.RunID, a.RunID, b.RunID}, []string{a.RunID, b.RunID}, "DynamoDB.BatchGetItem=1", ""},
+		{"none: no call", nil, nil, "", ""},
+		{"an empty id", []string{""}, nil, "", fault.Invalid},
+		{"over 100 ids", many, nil, "", fault.Invalid},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			counter.Reset()
+			recs, err := rs.GetMany(ctx, tc.ids)
+			if tc.wantCode != "" {
+				if !fault.Is(err, tc.wantCode) {
+					t.Fatalf("err = %v; want %s", err, tc.wantCode)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range recs {
+				got = append(got, r.RunID)
+			}
+			if strings.Join(got, ",") != strings.Join(tc.want, ",") {
+				t.Errorf("runs %v; want %v", got, tc.want)
+			}
+			if c := counter.String(); c != tc.wantCalls {
+				t.Errorf("calls %q; want %q", c, tc.wantCalls)
+			}
+		})
+	}
+	recs, err := rs.GetMany(ctx, []string{b.RunID})
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("GetMany = %v, %v", recs, err)
+	}
+	if got := recs[0]; got.Status != run.StatusOK || got.EndedAt != done.EndedAt || got.Usage.Input != 10 || got.SessionID != b.SessionID || got.Model != b.Model {
+		t.Errorf("record %+v; want the finished run %+v", got, done)
+	}
+}

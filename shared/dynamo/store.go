@@ -79,7 +79,7 @@ func (s *Store) Load(ctx context.Context, key, messageID string) (turn.Snapshot,
 	if key == "" || messageID == "" {
 		return turn.Snapshot{}, fault.New(fault.Invalid, "load session: key and message id are required")
 	}
-	items, err := s.batchGet(ctx, []map[string]types.AttributeValue{entryKey(key), contextKey(key), recordKey(messageID), stopKey(key)})
+	items, err := s.batchGet(ctx, []map[string]types.AttributeValue{entryKey(key), contextKey(key), recordKey(messageID), stopKey(key)}, "load session")
 	if err != nil {
 		return turn.Snapshot{}, err
 	}

@@ -11,6 +11,7 @@
 // agent, agent.wait, agent.events, chat.send, chat.history,
 // chat.transcript (transcript.go),
 // sessions.list, sessions.resolve, sessions.patch, sessions.delete,
+// sessions.runs (runs.go),
 // status, config.get, config.schema, config.patch, outbox.list (outbox.go)
 // and cron.* (cron.go). Their params and
 // results, and Request and Response, are exported (wire.go) so that
@@ -96,6 +97,9 @@ type Deps struct {
 	// Outbox lists the announce outbox for outbox.list (outbox.go).
 	// Optional: nil answers it 501.
 	Outbox OutboxReader
+	// DeadLetters are the dead-letter queues whose depth status reports
+	// (deadletters.go), in order. Optional: none leaves it out.
+	DeadLetters []DeadLetterQueue
 	// Store names where the state lives, for status (e.g. "dynamodb
 	// table zero-sessions, s3 bucket zero-transcripts"); "" leaves it out.
 	Store string

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/run"
@@ -209,7 +211,7 @@ func TestAgent(t *testing.T) {
 				t.Fatalf("answer %+v; want accepted at %d, key %s, run %s", got, testNow.UnixMilli(), tc.wantKey, run.NewID(tc.want.ID))
 			}
 			msgs := f.queue.messages()
-			if len(msgs) != 1 || msgs[0] != tc.want {
+			if len(msgs) != 1 || !cmp.Equal(msgs[0], tc.want) {
 				t.Fatalf("queued %+v; want %+v", msgs, tc.want)
 			}
 		})

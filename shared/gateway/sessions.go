@@ -503,9 +503,13 @@ func (g *gateway) sessionsDelete(ctx context.Context, params json.RawMessage) (a
 }
 
 // status answers {ok: true, sessions: [the default agent's 5 newest
-// rows], configVersion} (configVersion "" when no document is stored).
+// rows], configVersion, store, deadLetters} (configVersion "" when no
+// document is stored; deadLetters, the DLQs' depths, only when
+// Deps.DeadLetters names them).
 //
-// Store calls: 1 List and 1 Config.Fetch.
+// Store calls: 1 List, 1 Config.Fetch and one GetQueueAttributes per
+// dead-letter queue (a failed one is reported in its entry, not as the
+// call's error).
 func (g *gateway) status(ctx context.Context, params json.RawMessage) (any, error) {
 	var p struct{}
 	if err := decodeParams(params, &p); err != nil {
@@ -536,5 +540,5 @@ func (g *gateway) status(ctx context.Context, params json.RawMessage) (any, erro
 			return nil, err
 		}
 	}
-	return StatusResult{OK: true, Sessions: rows, ConfigVersion: version, Store: g.Store}, nil
+	return StatusResult{OK: true, Sessions: rows, ConfigVersion: version, Store: g.Store, DeadLetters: g.deadLetters(ctx)}, nil
 }

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/zero-gateway/zero/shared/config"
+	"github.com/zero-gateway/zero/shared/cost"
+	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/session"
 	"github.com/zero-gateway/zero/shared/transcript"
 )
@@ -43,15 +46,28 @@ type TranscriptResult struct {
 // TranscriptPart is one turn's transcript lines: its message lines and
 // its compaction markers (with their summary), in the JSONL format.
 type TranscriptPart struct {
-	Seq   int64             `json:"seq"`
-	Lines []transcript.Line `json:"lines"`
+	Seq   int64            `json:"seq"`
+	Lines []TranscriptLine `json:"lines"`
+}
+
+// TranscriptLine is one JSONL line as stored, plus what the gateway
+// computes for it.
+type TranscriptLine struct {
+	transcript.Line
+	// CostUSD is the price of an assistant message's tokens: usage.input
+	// and usage.output at its model's configured price
+	// (models.providers.<provider>.models[].cost, USD per million
+	// tokens; cache reads and writes are not priced). Absent when the
+	// line is not an assistant message with usage, or its model
+	// (provider/model) has no configured price.
+	CostUSD *float64 `json:"costUsd,omitempty"`
 }
 
 // chatTranscript pages through a session's transcript a turn at a time,
 // newest first, for the control page's transcript viewer: each part's
 // "message" lines (user, assistant and toolResult, with usage) and
 // "compaction" lines (summary, tokensBefore), which chat.history leaves
-// out.
+// out, with each priced assistant message's costUsd (TranscriptLine).
 //
 // Store calls: 1 Get (or 1 Lookup), then one part read per part returned
 // (the transcript's whole stream when the reader has no parts).
@@ -83,7 +99,27 @@ func (g *gateway) chatTranscript(ctx context.Context, params json.RawMessage) (a
 		return res, nil
 	}
 	res.Parts, res.NextBefore, err = g.readParts(ctx, session.TranscriptPath(key, e), e.TranscriptSeq, p.Before, n)
+	for i := range res.Parts {
+		priceLines(cfg, res.Parts[i].Lines)
+	}
 	return res, err
+}
+
+// priceLines sets CostUSD on the assistant messages of lines that have
+// usage and a priced model.
+func priceLines(cfg *config.Config, lines []TranscriptLine) {
+	for i := range lines {
+		m := lines[i].Message
+		if m == nil || m.Role != model.Assistant || m.Usage == nil || m.Provider == "" || m.Model == "" {
+			continue
+		}
+		price, ok := cfg.ModelCost(model.Ref{Provider: m.Provider, Name: m.Model})
+		if !ok {
+			continue
+		}
+		usd := cost.Tokens(m.Usage.Input, m.Usage.Output, price.Input, price.Output)
+		lines[i].CostUSD = &usd
+	}
 }
 
 // count validates Before and Parts and returns how many parts to read.
@@ -133,11 +169,11 @@ func (g *gateway) readParts(ctx context.Context, path string, parts, before int6
 }
 
 // shownLines keeps the message and compaction lines of lines.
-func shownLines(lines []transcript.Line) []transcript.Line {
-	out := []transcript.Line{}
+func shownLines(lines []transcript.Line) []TranscriptLine {
+	out := []TranscriptLine{}
 	for _, l := range lines {
 		if (l.Type == "message" && l.Message != nil) || l.Type == "compaction" {
-			out = append(out, l)
+			out = append(out, TranscriptLine{Line: l})
 		}
 	}
 	return out

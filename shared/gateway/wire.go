@@ -284,6 +284,55 @@ type StatusResult struct {
 	OK            bool   `json:"ok"`            // always true
 	Sessions      []Row  `json:"sessions"`      // the default agent's newest sessions
 	Store         string `json:"store,omitempty"`
+	// DeadLetters are the dead-letter queues' depths (the work lane's,
+	// then the sub-agent lane's), when the gateway is given them.
+	DeadLetters []DeadLetterDepth `json:"deadLetters,omitempty"`
+}
+
+// DeadLetterDepth is one dead-letter queue's approximate size.
+type DeadLetterDepth struct {
+	Name     string `json:"name"`     // "work" or "subagent"
+	Visible  int    `json:"visible"`  // messages waiting (ApproximateNumberOfMessages)
+	InFlight int    `json:"inFlight"` // held by a look or a redrive
+	// Error is why the depth could not be read (the counts are then 0);
+	// status still answers.
+	Error string `json:"error,omitempty"`
+}
+
+// SessionRunsParams are the params of sessions.runs.
+type SessionRunsParams struct {
+	SessionKey string `json:"sessionKey,omitempty"` // default "main"
+	SessionID  string `json:"sessionId,omitempty"`  // the session by id (not with SessionKey)
+	// Limit is how many of the newest turns to look at: default 10, at
+	// most 50 (a turn is normally one run).
+	Limit *int `json:"limit,omitempty"`
+}
+
+// SessionRunsResult is the result of sessions.runs.
+type SessionRunsResult struct {
+	SessionKey string       `json:"sessionKey"`
+	SessionID  string       `json:"sessionId"`
+	Runs       []SessionRun `json:"runs"` // newest first; [] when none
+}
+
+// RunStatusUnknown is a SessionRun's status when its run record is gone
+// (expired) or was never written.
+const RunStatusUnknown = "unknown"
+
+// SessionRun is one run of a session: its record's state and the turn
+// (transcript part) it wrote. Times are Unix milliseconds.
+type SessionRun struct {
+	RunID     string `json:"runId"`
+	MessageID string `json:"messageId"` // the inbound message that started it
+	Seq       int64  `json:"seq"`       // its transcript part
+	// Status is running, ok, error, timeout, aborted or unknown.
+	Status     string    `json:"status"`
+	StartedAt  int64     `json:"startedAt,omitempty"`
+	EndedAt    int64     `json:"endedAt,omitempty"`
+	DurationMs int64     `json:"durationMs,omitempty"` // EndedAt - StartedAt; absent until it ends
+	Model      string    `json:"model,omitempty"`
+	Usage      run.Usage `json:"usage,omitzero"`
+	Error      string    `json:"error,omitempty"`
 }
 
 // ConfigGetResult is the result of config.get (which takes no params).

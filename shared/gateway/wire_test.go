@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/run"
 	"github.com/zero-gateway/zero/shared/session"
 	"github.com/zero-gateway/zero/shared/transcript"
@@ -56,6 +57,8 @@ var wireCases = []wireCase{
 	{name: "chat.history", method: "chat.history", params: `{"sessionKey":"main","limit":3,"includeTools":true}`},
 	{name: "chat.history.html", method: "chat.history", params: `{"sessionId":"h1"}`},
 	{name: "chat.transcript", method: "chat.transcript", params: `{"sessionKey":"main","parts":2}`},
+	{name: "chat.transcript.cost", method: "chat.transcript", params: `{"sessionKey":"agent:main:runs","parts":2}`},
+	{name: "sessions.runs", method: "sessions.runs", params: `{"sessionKey":"agent:main:runs","limit":5}`},
 	{name: "agent", method: "agent",
 		params: `{"message":"hi <there> & you","sessionKey":"main","channel":"telegram","to":"42","accountId":"bot","threadId":"7","deliver":true,` +
 			`"thinking":"low","timeout":60,"extraSystemPrompt":"be brief","label":"Home","spawnedBy":"agent:main:main","idempotencyKey":"wire-1"}`},
@@ -83,6 +86,7 @@ var wireTypes = map[string]wireType{
 	"sessions.delete":  typesOf[DeleteParams, DeleteResult](),
 	"chat.history":     typesOf[HistoryParams, HistoryResult](),
 	"chat.transcript":  typesOf[TranscriptParams, TranscriptResult](),
+	"sessions.runs":    typesOf[SessionRunsParams, SessionRunsResult](),
 	"chat.send":        typesOf[ChatSendParams, AgentAccepted](),
 	"agent":            typesOf[AgentParams, AgentAccepted](),
 	"agent.wait":       typesOf[WaitParams, WaitResult](),
@@ -96,13 +100,17 @@ var wireRunID = run.NewID("api:wire-run")
 // htmlKey is a session whose transcript has <, > and & in a message.
 const htmlKey = "agent:main:html"
 
-// wireFixture is seedSessions plus a stored config (with <, > and & in a
-// comment), a store name, a session whose transcript has them too and a
-// run that failed after a tool call.
+// wireFixture is seedSessions and seedRuns plus a stored config (with <,
+// > and & in a comment, and openai/gpt-5 priced), a store name, two
+// dead-letter queues (one unreadable), a session whose transcript has
+// <, > and & too and a run that failed after a tool call.
 func wireFixture(t *testing.T) *fixture {
 	t.Helper()
-	f := newFixture(t, "{agents: {defaults: {timeoutSeconds: 600}}} // <b> & c\n", func(d *Deps) { d.Store = "memory" })
+	dlqs := []DeadLetterQueue{{"work", fakeDLQ{visible: 2, inFlight: 1}}, {"subagent", fakeDLQ{err: fault.New(fault.Unavailable, "read the depth of the subagent DLQ")}}}
+	f := newFixture(t, "{agents: {defaults: {timeoutSeconds: 600}}, models: {providers: {openai: {models: [{id: \"gpt-5\", cost: {input: 1.25, output: 10}}]}}}} // <b> & c\n",
+		func(d *Deps) { d.Store, d.DeadLetters = "memory", dlqs })
 	seedSessions(f)
+	seedRuns(f)
 	f.seed(htmlKey, session.Entry{SessionID: "h1", AgentID: "main", UpdatedAt: nowMS - 120*minuteMS, TranscriptSeq: 1})
 	f.writeTranscript(transcript.Path("main", "h1", ""), 1, textLine("h1", "assistant", "a <b> & c"))
 	ctx := context.Background()

@@ -80,6 +80,37 @@ type Message struct {
 	Flow *Flow `json:"flow,omitempty"`
 	// OutboxID is the outbox item a KindDeliver message delivers.
 	OutboxID string `json:"outboxId,omitempty"`
+
+	// Attachments are the files that came with the message (a Telegram
+	// photo), as references: the runner fetches their bytes from the
+	// channel when the turn needs them. Text may be empty when there are
+	// attachments.
+	Attachments []Attachment `json:"attachments,omitempty"`
+}
+
+// AttachmentImage is the kind of an attached picture.
+const AttachmentImage = "image"
+
+// Attachment is a reference to a file on the channel, never its bytes
+// (the queue's messages are at most 1 MB).
+type Attachment struct {
+	Kind string `json:"kind"` // AttachmentImage
+	// FileID is the channel's handle for the file (Telegram: file_id),
+	// valid for fetching it through the channel's bot.
+	FileID   string `json:"fileId"`
+	MimeType string `json:"mimeType,omitempty"` // as the channel reports it; "" when unknown
+	Size     int64  `json:"size,omitempty"`     // bytes as the channel reports it; 0 when unknown
+}
+
+// Images returns the attachments of kind AttachmentImage, in order.
+func (m Message) Images() []Attachment {
+	var out []Attachment
+	for _, a := range m.Attachments {
+		if a.Kind == AttachmentImage {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // Flow kinds: the step a message is in an agent-to-agent flow.

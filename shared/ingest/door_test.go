@@ -263,6 +263,9 @@ func TestAcceptAdmission(t *testing.T) {
 			with(operator("agent:main:main", "main", "hi"), func(r *ingest.Request) { r.Message.Channel, r.Message.To = "telegram", "42" }), queued},
 		{"blank text is ignored", openDoor, private(" \n\t"), verdict{Outcome: "Ignored", Reason: ingest.NoText}},
 		{"blank text is ignored before admission", "", private(""), verdict{Outcome: "Ignored", Reason: ingest.NoText}},
+		{"a picture without text is queued", openDoor, with(private(""), func(r *ingest.Request) {
+			r.Message.Attachments = []inbound.Attachment{{Kind: inbound.AttachmentImage, FileID: "AgAC"}}
+		}), queued},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -372,7 +375,7 @@ func TestAcceptIdempotent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if len(h.queue.msgs) != 2 || h.queue.msgs[0] != h.queue.msgs[1] {
+	if len(h.queue.msgs) != 2 || !cmp.Equal(h.queue.msgs[0], h.queue.msgs[1]) {
 		t.Fatalf("queued %+v; want the same message twice", h.queue.msgs)
 	}
 	if h.queue.msgs[0].QueueDedup() != "telegram:7000000001:815000001" || h.queue.msgs[0].QueueGroup() != "agent:main:main" {

@@ -22,7 +22,8 @@ const (
 	// NotAdmitted: channels.<channel>.allowFrom lists neither the sender
 	// nor (for a group or channel chat) the chat, nor "*".
 	NotAdmitted Reason = "sender not admitted"
-	// NoText: an ordinary message with nothing but blanks to answer.
+	// NoText: an ordinary message with nothing but blanks to answer and
+	// no attachments.
 	NoText Reason = "no text"
 )
 
@@ -70,7 +71,7 @@ func screen(cfg *config.Config, origin Origin, m inbound.Message) (out Outcome, 
 	if m.Kind != "" {
 		return nil, false
 	}
-	if strings.TrimSpace(m.Text) == "" {
+	if strings.TrimSpace(m.Text) == "" && len(m.Attachments) == 0 {
 		return Ignored{Message: m, Reason: NoText}, true
 	}
 	if origin == Peer && !admitted(cfg, m) {

@@ -109,6 +109,13 @@ func (d *DLQ) Depth(ctx context.Context) (Depth, error) {
 	return Depth{Visible: visible, InFlight: inFlight}, nil
 }
 
+// Counts is Depth as two numbers (one GetQueueAttributes): what the
+// gateway's status reports (its gateway.DeadLetterCounter port).
+func (d *DLQ) Counts(ctx context.Context) (visible, inFlight int, err error) {
+	depth, err := d.Depth(ctx)
+	return depth.Visible, depth.InFlight, err
+}
+
 // Sources lists the URLs of the queues whose redrive policy names this
 // dead-letter queue (one ListDeadLetterSourceQueues page; ZERO has one).
 func (d *DLQ) Sources(ctx context.Context) ([]string, error) {

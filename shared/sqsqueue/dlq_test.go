@@ -88,6 +88,14 @@ func dlqDepth(t *testing.T, d *DLQ) Depth {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Counts (the gateway's port) reads the same numbers.
+	visible, inFlight, err := d.Counts(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if visible != depth.Visible || inFlight != depth.InFlight {
+		t.Errorf("Counts = %d, %d; Depth = %+v", visible, inFlight, depth)
+	}
 	return depth
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
@@ -291,7 +292,7 @@ func TestEnqueueRoundTripsOddText(t *testing.T) {
 	var got inbound.Message
 	pollUntil(t, q, 1, 30*time.Second, func(_ context.Context, in inbound.Message, _ int) error { got = in; return nil },
 		func() bool { return got.ID != "" })
-	if got != m {
+	if !cmp.Equal(got, m) {
 		t.Errorf("decoded message differs from the enqueued one (text %d vs %d bytes)", len(got.Text), len(m.Text))
 	}
 	out, err := testClient.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: &q.url, AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameApproximateNumberOfMessages}})

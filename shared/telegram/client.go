@@ -171,8 +171,8 @@ func plainText(htmlText string) string {
 }
 
 // AllowedUpdates returns the update types ZERO handles, the setWebhook
-// allowed_updates: ParseUpdate maps messages (text, captions, a group's
-// migration) and channel posts and skips everything else (edited messages,
+// allowed_updates: ParseUpdate maps messages (text, captions, pictures,
+// a group's migration) and channel posts and skips everything else (edited messages,
 // callback queries, membership changes), so Telegram need not send those.
 func AllowedUpdates() []string { return []string{"message", "channel_post"} }
 
@@ -258,7 +258,7 @@ type apiResponse struct {
 // doing it once. sendMessage is not: a second one is a second message.
 func repeatable(method string) bool {
 	switch method {
-	case "setWebhook", "deleteWebhook", "getWebhookInfo", "getMe",
+	case "setWebhook", "deleteWebhook", "getWebhookInfo", "getMe", "getFile",
 		// the message tool's actions that set a state, not add one
 		"setMessageReaction", "editMessageText", "deleteMessage", "pinChatMessage", "unpinChatMessage":
 		return true

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/httpapi"
@@ -38,13 +39,16 @@ func TestSampleEvents(t *testing.T) {
 		wantTo       string
 		wantThreadID string
 		wantMigrate  string // the old key a migration moves from
+		wantImage    string // the file id of the attached picture
 	}{
-		{"telegram-private-text.json", "agent:main:main", inbound.Direct, "123456789", "", ""},
-		{"telegram-group-text.json", "agent:main:telegram:group:-1001234567890", inbound.Group, "-1001234567890", "", ""},
-		{"telegram-forum-topic-text.json", "agent:main:telegram:group:-1009876543210:topic:42", inbound.Group, "-1009876543210", "42", ""},
-		{"telegram-private-status.json", "agent:main:main", inbound.Direct, "123456789", "", ""},
+		{"telegram-private-text.json", "agent:main:main", inbound.Direct, "123456789", "", "", ""},
+		{"telegram-group-text.json", "agent:main:telegram:group:-1001234567890", inbound.Group, "-1001234567890", "", "", ""},
+		{"telegram-forum-topic-text.json", "agent:main:telegram:group:-1009876543210:topic:42", inbound.Group, "-1009876543210", "42", "", ""},
+		{"telegram-private-status.json", "agent:main:main", inbound.Direct, "123456789", "", "", ""},
 		// A group upgraded to a supergroup: queued under the new chat's key.
-		{"telegram-group-migrate.json", "agent:main:telegram:group:-1001234567890", inbound.Group, "-1001234567890", "", "agent:main:telegram:group:-4001234567"},
+		{"telegram-group-migrate.json", "agent:main:telegram:group:-1001234567890", inbound.Group, "-1001234567890", "", "agent:main:telegram:group:-4001234567", ""},
+		// A photo without a caption: a turn with the largest size attached.
+		{"telegram-private-photo.json", "agent:main:main", inbound.Direct, "123456789", "", "", "AgACAgQAAxkBAAMEZ0photo1280"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -55,6 +59,13 @@ func TestSampleEvents(t *testing.T) {
 			}
 			if m.MigrateFrom != tt.wantMigrate || (tt.wantMigrate != "") != (m.Kind == inbound.KindMigrate) {
 				t.Errorf("kind %q from %q; want a migration from %q", m.Kind, m.MigrateFrom, tt.wantMigrate)
+			}
+			want := []inbound.Attachment(nil)
+			if tt.wantImage != "" {
+				want = []inbound.Attachment{{Kind: inbound.AttachmentImage, FileID: tt.wantImage, MimeType: "image/jpeg", Size: 187045}}
+			}
+			if diff := cmp.Diff(want, m.Attachments); diff != "" {
+				t.Errorf("attachments (-want +got):\n%s", diff)
 			}
 			if err := m.Validate(); err != nil {
 				t.Error(err)
@@ -126,7 +137,7 @@ func TestSampleAPIGatewayEvent(t *testing.T) {
 			if len(queue.msgs) != tt.wantQueued {
 				t.Fatalf("queued %d, want %d", len(queue.msgs), tt.wantQueued)
 			}
-			if tt.wantQueued > 0 && queue.msgs[0] != want {
+			if tt.wantQueued > 0 && !cmp.Equal(queue.msgs[0], want) {
 				t.Errorf("queued\n %+v\nwant (the private sample)\n %+v", queue.msgs[0], want)
 			}
 		})

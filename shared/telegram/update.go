@@ -11,7 +11,9 @@
 // Outbound: Client sends replies with sendMessage in HTML parse mode, split
 // into pieces Telegram accepts. It waits out a 429's retry_after within the
 // caller's deadline, never resends a sendMessage whose outcome is unknown,
-// and retries a message Telegram cannot parse once as plain text.
+// and retries a message Telegram cannot parse once as plain text. Files:
+// GetFile and Download fetch a message's photo (FetchAttachment, the
+// runner's turn.AttachmentSource).
 //
 // Errors are classified with package fault; no error or log line carries the
 // bot token or the webhook secret.
@@ -50,10 +52,27 @@ type message struct {
 	Chat            chat   `json:"chat"`
 	Text            string `json:"text"`
 	Caption         string `json:"caption"`
+	// Photo is one picture in several sizes, smallest first; Document
+	// may be a picture sent uncompressed.
+	Photo    []photoSize   `json:"photo"`
+	Document *documentFile `json:"document"`
 	// A group upgraded to a supergroup: the old chat gets a service
 	// message naming the new id, the new chat one naming the old.
 	MigrateToChatID   int64 `json:"migrate_to_chat_id"`
 	MigrateFromChatID int64 `json:"migrate_from_chat_id"`
+}
+
+type photoSize struct {
+	FileID   string `json:"file_id"`
+	Width    int64  `json:"width"`
+	Height   int64  `json:"height"`
+	FileSize int64  `json:"file_size"` // optional
+}
+
+type documentFile struct {
+	FileID   string `json:"file_id"`
+	MimeType string `json:"mime_type"`
+	FileSize int64  `json:"file_size"`
 }
 
 type user struct {
@@ -75,8 +94,9 @@ type chat struct {
 // ingest door for botID: the message and the chat it came from (its route);
 // the door picks the agent and the session key. It returns ok=false (and
 // no error) for an update ZERO does not handle: anything but a message or
-// channel post with text or a caption, or a group's migration to a
-// supergroup (a KindMigrate message). A body that is not an Update
+// channel post with text, a caption or a picture (a photo, or a PNG, JPEG,
+// GIF or WebP document: an Attachments entry, see attachmentsOf), or a
+// group's migration to a supergroup (a KindMigrate message). A body that is not an Update
 // (malformed JSON, no update_id) is a fault.Invalid error.
 func ParseUpdate(body []byte, botID string) (ingest.Request, bool, error) {
 	u, err := decodeUpdate(body)
@@ -143,19 +163,21 @@ func (u update) toRequest(botID string) (ingest.Request, string) {
 	if text == "" {
 		text = msg.Caption
 	}
-	if strings.TrimSpace(text) == "" {
-		return ingest.Request{}, "no text or caption"
+	attachments := attachmentsOf(msg)
+	if strings.TrimSpace(text) == "" && len(attachments) == 0 {
+		return ingest.Request{}, "no text, caption or picture"
 	}
 	chatID := strconv.FormatInt(msg.Chat.ID, 10)
 	r := ingest.Request{
 		Route: session.Route{Channel: Channel, PeerID: chatID},
 		Message: inbound.Message{
-			ID:         Channel + ":" + botID + ":" + strconv.FormatInt(*u.UpdateID, 10),
-			Channel:    Channel,
-			To:         chatID,
-			Subject:    msg.Chat.Title,
-			Text:       text,
-			ReceivedAt: msg.Date * 1000,
+			ID:          Channel + ":" + botID + ":" + strconv.FormatInt(*u.UpdateID, 10),
+			Channel:     Channel,
+			To:          chatID,
+			Subject:     msg.Chat.Title,
+			Text:        text,
+			ReceivedAt:  msg.Date * 1000,
+			Attachments: attachments,
 		},
 	}
 	if skip := chatOf(msg, &r); skip != "" {

@@ -62,6 +62,34 @@ func TestParseUpdateHandled(t *testing.T) {
 			want: ingest.Request{Route: direct("123456789"), Message: inbound.Message{
 				ID: "telegram:7000000001:815000003", Channel: "telegram", ChatType: "direct", From: "telegram:123456789", To: "123456789",
 				SenderName: "Ada", Text: "What is in this picture?", ReceivedAt: 1767225602000,
+				Attachments: []inbound.Attachment{{Kind: "image", FileID: "AgACAgQAAxkBAAIBSmd", MimeType: "image/jpeg", Size: 45678}},
+			}},
+		},
+		{
+			name:    "photo without caption is a turn with no text",
+			fixture: "private_photo_no_caption.json",
+			want: ingest.Request{Route: direct("123456789"), Message: inbound.Message{
+				ID: "telegram:7000000001:815000004", Channel: "telegram", ChatType: "direct", From: "telegram:123456789", To: "123456789",
+				SenderName: "Ada", ReceivedAt: 1767225603000,
+				Attachments: []inbound.Attachment{{Kind: "image", FileID: "AgACAgQAAxkBAAIBSmc", MimeType: "image/jpeg", Size: 1234}},
+			}},
+		},
+		{
+			name:    "photo: the largest size within MaxPhotoBytes",
+			fixture: "private_photo_large.json",
+			want: ingest.Request{Route: direct("123456789"), Message: inbound.Message{
+				ID: "telegram:7000000001:815000011", Channel: "telegram", ChatType: "direct", From: "telegram:123456789", To: "123456789",
+				SenderName: "Ada", ReceivedAt: 1767225610000,
+				Attachments: []inbound.Attachment{{Kind: "image", FileID: "medium", MimeType: "image/jpeg", Size: 4000000}},
+			}},
+		},
+		{
+			name:    "image sent as a document",
+			fixture: "private_document_png.json",
+			want: ingest.Request{Route: direct("123456789"), Message: inbound.Message{
+				ID: "telegram:7000000001:815000012", Channel: "telegram", ChatType: "direct", From: "telegram:123456789", To: "123456789",
+				SenderName: "Ada", Text: "Read this chart", ReceivedAt: 1767225611000,
+				Attachments: []inbound.Attachment{{Kind: "image", FileID: "BQACAgQAAxkBAAIBS2c", MimeType: "image/png", Size: 20480}},
 			}},
 		},
 		{
@@ -141,7 +169,7 @@ func TestParseUpdateUnhandled(t *testing.T) {
 		{"edited message", "edited_message.json", "edited_message"},
 		{"callback query", "callback_query.json", "callback_query"},
 		{"my chat member", "my_chat_member.json", "my_chat_member"},
-		{"photo without caption", "private_photo_no_caption.json", "message"},
+		{"document that is not an image, no caption", "private_document_pdf.json", "message"},
 		{"new chat members", "new_chat_members.json", "message"},
 		{"whitespace-only text", "whitespace_text.json", "message"},
 	}
@@ -253,6 +281,35 @@ func TestBotID(t *testing.T) {
 			}
 			if strings.Contains(err.Error(), secretPart) {
 				t.Errorf("error %q leaks the token", err)
+			}
+		})
+	}
+}
+
+func TestPickPhoto(t *testing.T) {
+	tests := []struct {
+		name   string
+		sizes  []photoSize
+		want   string
+		wantOK bool
+	}{
+		{name: "no sizes"},
+		{name: "largest within the limit", sizes: []photoSize{
+			{FileID: "s", FileSize: 10, Width: 9, Height: 9}, {FileID: "m", FileSize: 90, Width: 90, Height: 90}, {FileID: "l", FileSize: 900, Width: 900, Height: 900},
+		}, want: "m", wantOK: true},
+		{name: "every size over the limit: the largest", sizes: []photoSize{
+			{FileID: "m", FileSize: 200, Width: 90, Height: 90}, {FileID: "l", FileSize: 900, Width: 900, Height: 900},
+		}, want: "l", wantOK: true},
+		{name: "sizes without file_size: the largest", sizes: []photoSize{
+			{FileID: "l", Width: 900, Height: 900}, {FileID: "s", Width: 9, Height: 9},
+		}, want: "l", wantOK: true},
+		{name: "a size without a file id is skipped", sizes: []photoSize{{FileSize: 10, Width: 9, Height: 9}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := pickPhoto(tt.sizes, 100)
+			if got.FileID != tt.want || ok != tt.wantOK {
+				t.Errorf("pickPhoto = %q, %v; want %q, %v", got.FileID, ok, tt.want, tt.wantOK)
 			}
 		})
 	}

@@ -189,7 +189,7 @@ func TestWebhookDoorNotCalled(t *testing.T) {
 		{"wrong secret", "", "nope", "private_text.json"},
 		{"malformed body", "", testSecret, "malformed.json"},
 		{"unhandled update", "", testSecret, "callback_query.json"},
-		{"no text", "", testSecret, "private_photo_no_caption.json"},
+		{"no text", "", testSecret, "whitespace_text.json"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -116,6 +116,10 @@ type Processor struct {
 	// the web_fetch SSRF rules (*webfetch.Fetcher); nil: the image tool
 	// reads workspace paths only.
 	ImageFetch ImageFetcher
+	// Attachments fetch the files that came with a message (a Telegram
+	// photo), by channel: a vision model sees them, the image tool reads
+	// "attachment:N". A channel without one: the model gets a note.
+	Attachments map[string]AttachmentSource
 }
 
 // Handle processes m. attempt is the delivery count (1 on first delivery).
@@ -301,6 +305,11 @@ type turnState struct {
 	stop   *Stop          // the session's /stop mark at load time
 	asked  bool           // the model answered this turn: its commit checks for a /stop
 	window int64          // the context window of the model that answered (tokens)
+	// images go with the prompt to a model that accepts them; imageRefs
+	// are the message's image attachments, recorded instead of the bytes
+	// (attachments.go).
+	images    []model.Image
+	imageRefs []inbound.Attachment
 }
 
 // startSession returns the entry this message continues: the stored one,
@@ -366,10 +375,14 @@ func (p *Processor) modelTurn(ctx context.Context, t *turnState, entry session.E
 			return out, nil
 		}
 	}
+	if prompt, err = p.attachImages(ctx, t, ref, prompt); err != nil {
+		return turnOutput{}, err
+	}
 	out, err := p.runCompacting(ctx, t, entry, history, prompt, ref)
 	if err != nil {
 		return out, err
 	}
+	recordImageRefs(out.messages, m.Channel, t.imageRefs)
 	for i := range out.messages {
 		out.messages[i].EntryID = transcript.EntryID(m.ID, i)
 	}
@@ -618,7 +631,7 @@ func (p *Processor) complete(ctx context.Context, t *turnState, entry session.En
 	runCtx, cancel, limit := p.runContext(ctx, t.cfg, t.msg.TimeoutSeconds)
 	defer cancel()
 	watchCtx, watch := p.watchStop(runCtx, t)
-	run, err := loop.Run(watchCtx, agent.Input{Model: ref.Name, System: system, History: pruneToolResults(history), Prompt: prompt})
+	run, err := loop.Run(watchCtx, agent.Input{Model: ref.Name, System: system, History: pruneToolResults(history), Prompt: prompt, Images: t.images})
 	if mark := watch.stop(); mark != nil && !errors.Is(err, agent.ErrStopped) {
 		// A /stop arrived while the model (or a tool) was busy: whatever
 		// the cancelled call returned, the run is stopped.

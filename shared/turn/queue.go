@@ -62,6 +62,10 @@ func (p *Processor) collect(ctx context.Context, msgs []inbound.Message, attempt
 	}
 	merged := first
 	merged.Text = combinedPrompt(msgs, cfg.Messages.Queue)
+	merged.Attachments = nil
+	for _, m := range msgs {
+		merged.Attachments = append(merged.Attachments, m.Attachments...)
+	}
 	var ids []string
 	for _, m := range msgs[1:] {
 		ids = append(ids, m.ID)

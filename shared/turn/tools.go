@@ -45,7 +45,7 @@ func (p *Processor) tools(ctx context.Context, t *turnState, e session.Entry, re
 	}
 	provided = append(provided, agentsListTool{view: view})
 	provided = append(provided, p.webTools(t.cfg)...)
-	provided = append(provided, p.imageTools(t.cfg, agentOf(t.msg.SessionKey, e), ref)...) // image (image_tool.go)
+	provided = append(provided, p.imageTools(t.cfg, agentOf(t.msg.SessionKey, e), ref, t.msg)...) // image (image_tool.go)
 	// cron and gateway (automation_tools.go)
 	provided = append(provided, p.automationTools(t, e)...)
 	provided = append(provided, p.fileTools(t.cfg, agentOf(t.msg.SessionKey, e), ref)...)

@@ -110,6 +110,22 @@ func TestGatewayAPI(t *testing.T) {
 			t.Fatalf("history %v; want the run's answer", msgs)
 		}
 	})
+	t.Run("sessions.runs", func(t *testing.T) {
+		// The run agent started, found through the transcript's sourceId
+		// and read back with one BatchGetItem (allowed by the template).
+		_, out := rpc(t, st, e2eGatewayToken, "sessions.runs", map[string]any{"sessionKey": "main"})
+		runs, _ := result(t, out)["runs"].([]any)
+		found := false
+		for _, r := range runs {
+			row := r.(map[string]any)
+			if row["runId"] == runID && row["status"] == "ok" && row["durationMs"] != nil {
+				found = true
+			}
+		}
+		if !found {
+			t.Fatalf("sessions.runs %v; want run %s, ok with a duration", runs, runID)
+		}
+	})
 	t.Run("sessions", func(t *testing.T) {
 		_, out := rpc(t, st, e2eGatewayToken, "sessions.patch", map[string]any{"key": "main", "label": "kitchen"})
 		result(t, out)
@@ -142,6 +158,10 @@ func TestGatewayAPI(t *testing.T) {
 		_, out = rpc(t, st, e2eGatewayToken, "status", map[string]any{})
 		if store, _ := result(t, out)["store"].(string); !strings.Contains(store, st.Resources.Tables["SessionTable"].Name) {
 			t.Fatalf("status store %q; want the session table named", store)
+		}
+		// Both dead-letter queues' depth, read with the Gateway's role.
+		if dlqs := fmt.Sprint(result(t, out)["deadLetters"]); !strings.Contains(dlqs, "name:work") || !strings.Contains(dlqs, "name:subagent") || strings.Contains(dlqs, "error") {
+			t.Fatalf("status deadLetters %s; want both queues read", dlqs)
 		}
 	})
 }

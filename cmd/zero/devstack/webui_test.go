@@ -224,7 +224,12 @@ func TestControlPage(t *testing.T) {
 		if runID == "" {
 			t.Fatal("no run from WebChat to follow (the webchat step failed)")
 		}
-		p.open("#/runs/" + url.PathEscape(runID))
+		// The session's runs (sessions.runs) list WebChat's run with its
+		// status; its link opens the live view.
+		p.open("#/runs//main")
+		p.waitText("#session-runs", runID, 20*time.Second)
+		p.waitText("#session-runs", "ok", 5*time.Second)
+		p.run("open run", chromedp.Click(chromedp.Search(`//*[@id="session-runs"]//a[text()="`+runID+`"]`)))
 		p.waitText("#steps", "lifecycle · end", 20*time.Second)
 		p.shot("runs")
 	})
@@ -251,6 +256,8 @@ func TestControlPage(t *testing.T) {
 	t.Run("status", func(t *testing.T) {
 		p.open("#/status")
 		p.waitText("#status", "reachable", 20*time.Second)
+		p.waitText("#status", "work: 0 waiting", 10*time.Second) // the DLQs' depth
+		p.waitText("#status", "subagent: 0 waiting", 5*time.Second)
 		p.shot("status")
 	})
 }

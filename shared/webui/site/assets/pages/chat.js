@@ -17,7 +17,7 @@ export default async function chat(view, args, signal) {
   const refresh = async () => {
     try {
       const res = await rpc('chat.history', { sessionKey: key, limit: 30, includeTools: true });
-      log.replaceChildren(...(res.messages || []).map(renderMessage));
+      log.replaceChildren(...(res.messages || []).map((m) => renderMessage(m)));
     } catch (err) {
       if (err.status !== 404) throw err;
       log.replaceChildren(h('p', { class: 'muted' }, 'No messages yet: the session starts with your first message.'));

@@ -1,9 +1,11 @@
-// Runs: a run's events live (agent.events, polled), and the runs this tab
-// started (WebChat) with their status and duration (agent.wait).
+// Runs: a run's events live (agent.events, polled), a session's runs
+// with status and duration (sessions.runs), and the runs this tab started
+// (WebChat). Routes: #/runs/<runId>/<sessionKey>, either part optional.
 import { h, when, field, sleep, errorBox } from '../dom.js';
 import { rpc } from '../rpc.js';
 
 const RECENT = 'zero.runs';
+const SESSION = 'zero.runsSession'; // the session last chosen here
 
 /** remember keeps a run this tab started, newest first. */
 export function remember(runId, sessionKey) {
@@ -12,19 +14,54 @@ export function remember(runId, sessionKey) {
   sessionStorage.setItem(RECENT, JSON.stringify(list.slice(0, 20)));
 }
 
-/** runs renders the runs page; args[0] is a run to follow. */
+/** runHref is the route of runId, keeping the chosen session. */
+function runHref(runId, sessionKey) {
+  return '#/runs/' + encodeURIComponent(runId) + (sessionKey ? '/' + encodeURIComponent(sessionKey) : '');
+}
+
+/** runs renders the runs page; args are [run to follow, session to list]. */
 export default async function runs(view, args, signal) {
-  const input = h('input', { type: 'text', id: 'run-id', value: args[0] || '', placeholder: 'run_…', size: 30 });
-  const form = h('form', { class: 'row', onsubmit: (ev) => { ev.preventDefault(); location.hash = '#/runs/' + encodeURIComponent(input.value.trim()); } },
+  const [runId, chosen] = [args[0] || '', args[1] || sessionStorage.getItem(SESSION) || 'main'];
+  const input = h('input', { type: 'text', id: 'run-id', value: runId, placeholder: 'run_…', size: 30 });
+  const form = h('form', { class: 'row', onsubmit: (ev) => { ev.preventDefault(); location.hash = runHref(input.value.trim(), chosen); } },
     field('Run id', input), h('button', { type: 'submit' }, 'Follow'));
+  const keyInput = h('input', { type: 'text', id: 'runs-session', value: chosen, placeholder: 'main', size: 30 });
+  const sessionForm = h('form', { class: 'row', onsubmit: (ev) => { ev.preventDefault(); location.hash = runHref(runId, keyInput.value.trim() || 'main'); } },
+    field('Session', keyInput), h('button', { type: 'submit' }, 'List runs'));
+  const ofSession = h('div', { id: 'session-runs', 'aria-live': 'polite' });
   const recent = h('div');
-  view.append(h('h1', {}, 'Runs'), form, h('h2', {}, 'Started from this tab'), recent);
-  listRecent(recent);
-  if (args[0]) {
+  view.append(h('h1', {}, 'Runs'), form);
+  if (runId) {
     const steps = h('ol', { class: 'steps', id: 'steps', 'aria-live': 'polite' });
-    view.append(h('h2', {}, 'Events of ' + args[0]), steps);
-    await follow(args[0], steps, signal);
+    view.append(h('h2', {}, 'Events of ' + runId), steps);
+    follow(runId, steps, signal);
   }
+  view.append(h('h2', {}, 'Runs of a session'), sessionForm, ofSession, h('h2', {}, 'Started from this tab'), recent);
+  sessionStorage.setItem(SESSION, chosen);
+  listRecent(recent);
+  await listSession(ofSession, chosen, runId);
+}
+
+/** duration formats milliseconds ("850 ms", "12.3 s"). */
+function duration(ms) {
+  return ms < 1000 ? ms + ' ms' : (ms / 1000).toFixed(1) + ' s';
+}
+
+/** listSession lists the runs of sessionKey's newest turns (sessions.runs). */
+async function listSession(el, sessionKey, current) {
+  let res;
+  try { res = await rpc('sessions.runs', { sessionKey, limit: 20 }); } catch (err) { el.replaceChildren(errorBox(err)); return; }
+  if (!res.runs.length) { el.replaceChildren(h('p', { class: 'muted' }, `No runs in the turns of ${res.sessionKey}.`)); return; }
+  const rows = res.runs.map((r) => h('tr', { 'aria-current': r.runId === current ? 'true' : null },
+    h('td', { 'data-label': 'Run' }, h('a', { href: runHref(r.runId, sessionKey) }, r.runId)),
+    h('td', { 'data-label': 'Turn' }, String(r.seq)),
+    h('td', { 'data-label': 'Status' }, r.status === 'unknown' ? 'unknown (record expired)' : r.status),
+    h('td', { 'data-label': 'Started' }, when(r.startedAt)),
+    h('td', { 'data-label': 'Duration' }, r.durationMs !== undefined ? duration(r.durationMs) : '—'),
+    h('td', { 'data-label': 'Model' }, r.model || '—'),
+    h('td', { 'data-label': 'Tokens' }, r.usage ? `in ${r.usage.input || 0}, out ${r.usage.output || 0}` : '—')));
+  el.replaceChildren(h('p', { class: 'muted' }, `session ${res.sessionKey} · id ${res.sessionId || '—'}`),
+    h('table', { class: 'cards' }, h('thead', {}, h('tr', {}, ['Run', 'Turn', 'Status', 'Started', 'Duration', 'Model', 'Tokens'].map((t) => h('th', {}, t)))), h('tbody', {}, rows)));
 }
 
 async function listRecent(el) {
@@ -33,8 +70,8 @@ async function listRecent(el) {
   const rows = await Promise.all(list.map(async (r) => {
     let st = {};
     try { st = await rpc('agent.wait', { runId: r.runId, timeoutMs: 0 }); } catch (err) { st = { status: err.message }; }
-    const dur = st.endedAt && st.startedAt ? ((st.endedAt - st.startedAt) / 1000).toFixed(1) + ' s' : '—';
-    return h('tr', {}, h('td', { 'data-label': 'Run' }, h('a', { href: '#/runs/' + encodeURIComponent(r.runId) }, r.runId)),
+    const dur = st.endedAt && st.startedAt ? duration(st.endedAt - st.startedAt) : '—';
+    return h('tr', {}, h('td', { 'data-label': 'Run' }, h('a', { href: runHref(r.runId, r.sessionKey) }, r.runId)),
       h('td', { 'data-label': 'Session' }, r.sessionKey), h('td', { 'data-label': 'Status' }, st.status === 'timeout' ? 'running or queued' : st.status),
       h('td', { 'data-label': 'Started' }, when(st.startedAt || r.at)), h('td', { 'data-label': 'Duration' }, dur));
   }));

@@ -1,5 +1,6 @@
 // Status: what `zero status` shows (reachability, config version, where
-// the state lives), the outbox backlog and cron.
+// the state lives), the dead-letter queues' depth, the outbox backlog and
+// cron.
 import { h, when } from '../dom.js';
 import { rpc } from '../rpc.js';
 
@@ -18,8 +19,14 @@ export default async function status(view) {
     ['Config version', st.configVersion || 'none stored'],
     ['State', st.store || '—'],
     ['Recent sessions', String((st.sessions || []).length)],
-    ['Outbox', outbox.error ? outbox.error : `${outbox.counts.pending} pending, ${outbox.counts.sent} sent, ${outbox.counts.dead} dead`],
-    ['Dead-letter queue', st.dlqDepth !== undefined ? String(st.dlqDepth) : 'not reported by the gateway (zero dlq)'],
+    ['Outbox backlog', outbox.error ? outbox.error : `${outbox.counts.pending} pending, ${outbox.counts.sent} sent, ${outbox.counts.dead} dead`],
+    ['Dead-letter queues', deadLetters(st.deadLetters)],
     ['Cron', cron.error ? cron.error : `${cron.enabledJobs} of ${cron.jobs} jobs enabled; next ${when(cron.nextWakeAtMs)}`],
   ]));
+}
+
+/** deadLetters describes each DLQ's depth ("work: 2 waiting, 1 in flight"). */
+function deadLetters(list) {
+  if (!list || !list.length) return 'not configured on the gateway (see zero dlq)';
+  return list.map((q) => q.error ? `${q.name}: unreadable (${q.error})` : `${q.name}: ${q.visible} waiting, ${q.inFlight} in flight`).join('; ');
 }

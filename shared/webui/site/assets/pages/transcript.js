@@ -1,6 +1,7 @@
 // Transcript viewer: a session's turns (chat.transcript), the text as
 // safe Markdown, tool calls and results collapsed, compaction markers
-// with their summary, per-turn tokens; "Load older" pages back.
+// with their summary, per-turn tokens and (where the model is priced) cost;
+// "Load older" pages back.
 import { h, when, errorBox } from '../dom.js';
 import { rpc } from '../rpc.js';
 import { renderMarkdown } from '../markdown.js';
@@ -41,23 +42,35 @@ export default async function transcript(view, args) {
 function renderPart(part) {
   let input = 0;
   let output = 0;
+  let cost = null; // USD, summed over the priced messages (costUsd from the gateway)
   const items = [];
   for (const l of part.lines || []) {
     if (l.type === 'compaction') { items.push(compaction(l)); continue; }
     if (l.message?.usage) { input += l.message.usage.input || 0; output += l.message.usage.output || 0; }
-    items.push(renderMessage(l.message));
+    if (typeof l.costUsd === 'number') cost = (cost || 0) + l.costUsd;
+    items.push(renderMessage(l.message, l.costUsd));
   }
   const tokens = input || output ? ` · tokens in ${input}, out ${output}` : '';
-  return h('section', { class: 'turn', 'data-seq': part.seq }, h('h2', { class: 'muted' }, `Turn ${part.seq}${tokens}`), items);
+  const usd = cost !== null ? ' · cost ' + dollars(cost) : '';
+  return h('section', { class: 'turn', 'data-seq': part.seq }, h('h2', { class: 'muted' }, `Turn ${part.seq}${tokens}${usd}`), items);
 }
 
-/** renderMessage renders one transcript message object. */
-export function renderMessage(m) {
+/** dollars formats a small USD amount ("$0.00625"). */
+function dollars(usd) {
+  return '$' + (usd >= 0.01 ? usd.toFixed(2) : usd.toPrecision(3));
+}
+
+/**
+ * renderMessage renders one transcript message object; costUsd (a number,
+ * optional) is its price, computed by the gateway.
+ */
+export function renderMessage(m, costUsd) {
   if (m.type === 'compaction' || m.role === 'compactionSummary' || m.summary) return compaction(m);
   const role = m.role || 'unknown';
   const head = h('header', {}, h('strong', {}, label(m)), h('span', {}, when(m.timestamp)));
   if (m.model) head.append(h('span', {}, m.model));
   if (m.usage) head.append(h('span', { class: 'tokens' }, `tokens: in ${m.usage.input}, out ${m.usage.output}, total ${m.usage.totalTokens}`));
+  if (typeof costUsd === 'number') head.append(h('span', { class: 'cost' }, 'cost ' + dollars(costUsd)));
   const body = h('div', { class: 'body' });
   const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : (m.content || []);
   if (role === 'toolResult') {

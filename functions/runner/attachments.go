@@ -1,0 +1,30 @@
+package main
+
+import (
+	"context"
+
+	"github.com/zero-gateway/zero/shared/inbound"
+	"github.com/zero-gateway/zero/shared/turn"
+)
+
+// attachmentsOf returns the senders that can fetch a message's attachments
+// (turn.AttachmentSource), by channel: today Telegram's.
+func attachmentsOf(senders map[string]turn.Sender) map[string]turn.AttachmentSource {
+	out := map[string]turn.AttachmentSource{}
+	for channel, s := range senders {
+		if a, ok := s.(turn.AttachmentSource); ok {
+			out[channel] = a
+		}
+	}
+	return out
+}
+
+// FetchAttachment downloads a Telegram attachment (getFile, then the file)
+// with the bot token in force.
+func (s *telegramSender) FetchAttachment(ctx context.Context, a inbound.Attachment, maxBytes int64) ([]byte, error) {
+	c, err := s.client.Get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.FetchAttachment(ctx, a, maxBytes)
+}
