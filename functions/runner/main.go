@@ -20,6 +20,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -116,54 +117,14 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 	if err != nil {
 		return nil, err
 	}
-	local := os.Getenv("AWS_ENDPOINT_URL") != "" || os.Getenv("AWS_ENDPOINT_URL_S3") != ""
-	s3Client := s3.NewFromConfig(awsCfg, func(o *s3.Options) { o.UsePathStyle = local })
-	bucket := s3store.New(s3Client, env["ZERO_BUCKET"])
 	store := dynamo.New(dynamodb.NewFromConfig(awsCfg), env["ZERO_TABLE"])
-	proc := &turn.Processor{
-		Store:        store,
-		Runs:         store.Runs(),
-		Transcript:   transcript.NewLog(bucket),
-		Workspace:    workspace.NewLoader(bucket, workspace.DefaultTTL, logger),
-		Memory:       memory.NewIndex(bucket),
-		Files:        bucket, // read, write, edit, apply_patch; conditional PutObject/DeleteObject
-		WebFetch:     turn.CachedFetcher(newWebFetcher(), store.WebCache(), logger),
-		WebSearch:    turn.CachedSearcher(newWebSearcher(secrets), store.WebCache(), logger),
-		ImageFetch:   newWebFetcher(), // the image tool's URLs, under web_fetch's SSRF guard
-		Models:       models,
-		DefaultModel: ref,
-		Senders:      senders,
-		Messengers:   messengersOf(senders),              // the message tool
-		Attachments:  attachmentsOf(senders),             // photos sent to the bot (Telegram getFile)
-		Cron:         cronService(awsCfg, store, logger), // the cron tool (automation.go)
-		ConfigDoc:    configDoc(ssmClient),               // the gateway tool, when commands.restart enables it
-		Settings:     settings,
-		System:       systemPrompt,
-		Log:          logger,
-		Now:          time.Now,
-	}
+	proc := newProcessor(awsCfg, ssmClient, store, env["ZERO_BUCKET"], ref, models, senders, secrets, settings, logger)
 	// A session's consecutive messages go together, so queue mode collect
 	// can answer them as one turn; different sessions run concurrently.
 	consumer.Handler, consumer.Failed = tallied(proc.HandleGroup), proc.Failed
 	proc.CallsOf = awsconfig.TallyOf
-	if os.Getenv("ZERO_QUEUE_URL") != "" {
-		// The lanes: the work queue, and the sub-agent queue where
-		// ZERO_SUBAGENT_QUEUE_URL names it (README, Queue modes and lanes).
-		lanes, queues, err := ingress.Lanes(sqs.NewFromConfig(awsCfg))
-		if err != nil {
-			return nil, err
-		}
-		queue := queues[0]
-		// A failed record is delayed on the queue it came from.
-		consumer.Delayer, consumer.Delayers = queue, delayersOf(queues)
-		// sessions_send and sessions_spawn queue for other sessions through
-		// the ingest door, a sub-agent's session on the sub-agent lane.
-		proc.Ingress = operatorDoor{ingest.NewDoor(ingest.Deps{Settings: settings, Queue: lanes, Stops: store})}
-		// Announces are kept in the outbox and delivered from their own
-		// KindDeliver messages on this queue.
-		proc.Outbox, proc.Work = store.Outbox(), queue
-	} else {
-		logger.Warn("ZERO_QUEUE_URL is not set: a failed message waits for the queue's visibility timeout instead of a backoff, sessions_send is not offered, and announces are dropped (no outbox)")
+	if err := wireQueues(awsCfg, store, proc, consumer, settings, logger); err != nil {
+		return nil, err
 	}
 	return &app{proc: proc, consumer: consumer}, nil
 }
@@ -435,4 +396,61 @@ func tallied(h sqsqueue.GroupHandler) sqsqueue.GroupHandler {
 	return func(ctx context.Context, msgs []inbound.Message, attempts []int) (int, error) {
 		return h(awsconfig.WithTally(ctx), msgs, attempts)
 	}
+}
+
+// newProcessor builds the turn processor over the table and the bucket,
+// with every tool's backend (the queues come later: wireQueues).
+func newProcessor(awsCfg aws.Config, ssmClient *ssm.Client, store *dynamo.Store, bucketName string, ref model.Ref, models map[string]model.Client,
+	senders map[string]turn.Sender, secrets *ssmparam.Secrets, settings turn.Settings, logger *slog.Logger) *turn.Processor {
+	local := os.Getenv("AWS_ENDPOINT_URL") != "" || os.Getenv("AWS_ENDPOINT_URL_S3") != ""
+	s3Client := s3.NewFromConfig(awsCfg, func(o *s3.Options) { o.UsePathStyle = local })
+	bucket := s3store.New(s3Client, bucketName)
+	return &turn.Processor{
+		Store:        store,
+		Runs:         store.Runs(),
+		Transcript:   transcript.NewLog(bucket),
+		Workspace:    workspace.NewLoader(bucket, workspace.DefaultTTL, logger),
+		Memory:       memory.NewIndex(bucket),
+		Files:        bucket, // read, write, edit, apply_patch; conditional PutObject/DeleteObject
+		WebFetch:     turn.CachedFetcher(newWebFetcher(), store.WebCache(), logger),
+		WebSearch:    turn.CachedSearcher(newWebSearcher(secrets), store.WebCache(), logger),
+		ImageFetch:   newWebFetcher(), // the image tool's URLs, under web_fetch's SSRF guard
+		Models:       models,
+		DefaultModel: ref,
+		Senders:      senders,
+		Messengers:   messengersOf(senders),              // the message tool
+		Attachments:  attachmentsOf(senders),             // photos sent to the bot (Telegram getFile)
+		Cron:         cronService(awsCfg, store, logger), // the cron tool (automation.go)
+		ConfigDoc:    configDoc(ssmClient),               // the gateway tool, when commands.restart enables it
+		Settings:     settings,
+		System:       systemPrompt,
+		Log:          logger,
+		Now:          time.Now,
+	}
+}
+
+// wireQueues gives the processor and the consumer the work queues (when
+// ZERO_QUEUE_URL is set): the delays of failed records, the ingest door
+// for sessions_send and sessions_spawn, and the outbox's deliveries.
+func wireQueues(awsCfg aws.Config, store *dynamo.Store, proc *turn.Processor, consumer *sqsqueue.Consumer, settings ingest.Settings, logger *slog.Logger) error {
+	if os.Getenv("ZERO_QUEUE_URL") == "" {
+		logger.Warn("ZERO_QUEUE_URL is not set: a failed message waits for the queue's visibility timeout instead of a backoff, sessions_send is not offered, and announces are dropped (no outbox)")
+		return nil
+	}
+	// The lanes: the work queue, and the sub-agent queue where
+	// ZERO_SUBAGENT_QUEUE_URL names it (README, Queue modes and lanes).
+	lanes, queues, err := ingress.Lanes(sqs.NewFromConfig(awsCfg))
+	if err != nil {
+		return err
+	}
+	queue := queues[0]
+	// A failed record is delayed on the queue it came from.
+	consumer.Delayer, consumer.Delayers = queue, delayersOf(queues)
+	// sessions_send and sessions_spawn queue for other sessions through
+	// the ingest door, a sub-agent's session on the sub-agent lane.
+	proc.Ingress = operatorDoor{ingest.NewDoor(ingest.Deps{Settings: settings, Queue: lanes, Stops: store})}
+	// Announces are kept in the outbox and delivered from their own
+	// KindDeliver messages on this queue.
+	proc.Outbox, proc.Work = store.Outbox(), queue
+	return nil
 }
