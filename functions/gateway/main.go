@@ -81,29 +81,9 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 	if err := secrets.Load(ctx); err != nil {
 		return nil, err
 	}
-	local := os.Getenv("AWS_ENDPOINT_URL") != "" || os.Getenv("AWS_ENDPOINT_URL_S3") != ""
-	s3Client := s3.NewFromConfig(awsCfg, func(o *s3.Options) { o.UsePathStyle = local })
-	store := dynamo.New(dynamodb.NewFromConfig(awsCfg), env["ZERO_TABLE"])
-	sqsClient := sqs.NewFromConfig(awsCfg)
-	lanes, _, err := ingress.Lanes(sqsClient)
+	deps, err := newDeps(awsCfg, env, settings, logger)
 	if err != nil {
 		return nil, err
-	}
-	deps := gateway.Deps{
-		Settings:    settings,
-		Config:      ssmparam.New(ssm.NewFromConfig(awsCfg), env["ZERO_CONFIG_PARAMETER"]),
-		Sessions:    store,
-		Runs:        store.Runs(),
-		Transcripts: transcript.NewLog(s3store.New(s3Client, env["ZERO_BUCKET"])),
-		Queue:       lanes,          // a sub-agent session's run on the sub-agent lane (ZERO_SUBAGENT_QUEUE_URL)
-		Stops:       store,          // agent/chat.send mark a /stop the moment it arrives
-		Outbox:      store.Outbox(), // outbox.list: announces pending, sent, dead
-		Cron:        cronDeps(awsCfg, store, logger),
-		DeadLetters: deadLetters(sqsClient), // status: the DLQs' depth
-		Store: fmt.Sprintf("dynamodb table %s, s3 bucket %s, config parameter %s",
-			env["ZERO_TABLE"], env["ZERO_BUCKET"], env["ZERO_CONFIG_PARAMETER"]),
-		Now: time.Now,
-		Log: logger,
 	}
 	// The gateway holds the token; it is built again when a re-read finds
 	// the token rotated. No token: the gateway refuses every call.
@@ -124,6 +104,36 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 		return nil, err
 	}
 	return webui.Mount(ui, httpapi.Rotating(api, logger, "gateway: token unreadable", `{"ok":false,"error":{"code":"unavailable","message":"try again"}}`)), nil
+}
+
+// newDeps is the gateway's wiring but its token: the table, the bucket,
+// the config parameter, the lanes, the cron schedules and the dead-letter
+// queues.
+func newDeps(awsCfg aws.Config, env map[string]string, settings gateway.Settings, logger *slog.Logger) (gateway.Deps, error) {
+	local := os.Getenv("AWS_ENDPOINT_URL") != "" || os.Getenv("AWS_ENDPOINT_URL_S3") != ""
+	s3Client := s3.NewFromConfig(awsCfg, func(o *s3.Options) { o.UsePathStyle = local })
+	store := dynamo.New(dynamodb.NewFromConfig(awsCfg), env["ZERO_TABLE"])
+	sqsClient := sqs.NewFromConfig(awsCfg)
+	lanes, _, err := ingress.Lanes(sqsClient)
+	if err != nil {
+		return gateway.Deps{}, err
+	}
+	return gateway.Deps{
+		Settings:    settings,
+		Config:      ssmparam.New(ssm.NewFromConfig(awsCfg), env["ZERO_CONFIG_PARAMETER"]),
+		Sessions:    store,
+		Runs:        store.Runs(),
+		Transcripts: transcript.NewLog(s3store.New(s3Client, env["ZERO_BUCKET"])),
+		Queue:       lanes,          // a sub-agent session's run on the sub-agent lane (ZERO_SUBAGENT_QUEUE_URL)
+		Stops:       store,          // agent/chat.send mark a /stop the moment it arrives
+		Outbox:      store.Outbox(), // outbox.list: announces pending, sent, dead
+		Cron:        cronDeps(awsCfg, store, logger),
+		DeadLetters: deadLetters(sqsClient), // status: the DLQs' depth
+		Store: fmt.Sprintf("dynamodb table %s, s3 bucket %s, config parameter %s",
+			env["ZERO_TABLE"], env["ZERO_BUCKET"], env["ZERO_CONFIG_PARAMETER"]),
+		Now: time.Now,
+		Log: logger,
+	}, nil
 }
 
 // deadLetters are the dead-letter queues named by ZERO_DLQ_URL and
