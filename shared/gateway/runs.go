@@ -48,20 +48,10 @@ func (g *gateway) sessionsRuns(ctx context.Context, params json.RawMessage) (any
 	if err != nil {
 		return nil, err
 	}
-	if g.Sessions == nil {
-		return nil, missing("Sessions")
-	}
-	if g.Transcripts == nil {
-		return nil, missing("Transcripts")
-	}
 	if g.Runs == nil {
 		return nil, missing("Runs")
 	}
-	cfg, err := g.config(ctx)
-	if err != nil {
-		return nil, err
-	}
-	key, e, err := g.findSession(ctx, cfg, p.SessionKey, p.SessionID)
+	cfg, key, e, err := g.transcriptSession(ctx, p.SessionKey, p.SessionID)
 	if err != nil {
 		return nil, err
 	}

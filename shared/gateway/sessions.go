@@ -233,17 +233,7 @@ func (g *gateway) chatHistory(ctx context.Context, params json.RawMessage) (any,
 		}
 		limit = min(*p.Limit, maxHistory)
 	}
-	if g.Sessions == nil {
-		return nil, missing("Sessions")
-	}
-	if g.Transcripts == nil {
-		return nil, missing("Transcripts")
-	}
-	cfg, err := g.config(ctx)
-	if err != nil {
-		return nil, err
-	}
-	key, e, err := g.findSession(ctx, cfg, p.SessionKey, p.SessionID)
+	cfg, key, e, err := g.transcriptSession(ctx, p.SessionKey, p.SessionID)
 	if err != nil {
 		return nil, err
 	}
@@ -259,6 +249,24 @@ func (g *gateway) chatHistory(ctx context.Context, params json.RawMessage) (any,
 // findSession returns an existing session by sessionId, else by key
 // (default "main", resolved under the default agent); a key shaped like a
 // sessionId that names no session is looked up as one. Missing: NotFound.
+// transcriptSession is the session a transcript method reads (by key or
+// sessionId, as findSession) and the config in force; an error when the
+// gateway has no session store or transcripts.
+func (g *gateway) transcriptSession(ctx context.Context, key, sessionID string) (*config.Config, string, session.Entry, error) {
+	if g.Sessions == nil {
+		return nil, "", session.Entry{}, missing("Sessions")
+	}
+	if g.Transcripts == nil {
+		return nil, "", session.Entry{}, missing("Transcripts")
+	}
+	cfg, err := g.config(ctx)
+	if err != nil {
+		return nil, "", session.Entry{}, err
+	}
+	key, e, err := g.findSession(ctx, cfg, key, sessionID)
+	return cfg, key, e, err
+}
+
 func (g *gateway) findSession(ctx context.Context, cfg *config.Config, key, sessionID string) (string, session.Entry, error) {
 	if sessionID = strings.TrimSpace(sessionID); sessionID != "" {
 		if key != "" {
