@@ -296,6 +296,8 @@ func TestProvisionFromTemplate(t *testing.T) {
 			"ZERO_BUCKET":                  prefix + "-transcriptbucket",
 			"ZERO_QUEUE_URL":               res.Queues["WorkQueue"].URL,
 			"ZERO_SUBAGENT_QUEUE_URL":      res.Queues["SubagentQueue"].URL,
+			"ZERO_DLQ_URL":                 res.Queues["DeadLetterQueue"].URL,
+			"ZERO_SUBAGENT_DLQ_URL":        res.Queues["SubagentDeadLetterQueue"].URL,
 			"ZERO_CONFIG_PARAMETER":        "/zero/" + prefix + "/config",
 			"ZERO_CRON_GROUP":              prefix + "-cron",
 			"ZERO_CRON_TARGET_ARN":         res.Functions["Cron"].ARN,
