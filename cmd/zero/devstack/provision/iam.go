@@ -21,9 +21,10 @@ const typeRole = "AWS::IAM::Role"
 // allowed nothing (logged). A statement that refers to a
 // resource the local stack does not create is left out with a log line
 // (nothing local can be called through it); any other unresolvable value
-// is an error. Managed policies (ManagedPolicyArns: SAM's
-// AWSLambdaBasicExecutionRole, CloudWatch Logs only) are not read: the
-// local functions log to the console.
+// is an error. Managed policies (ManagedPolicyArns) and the
+// AWS::IAM::RolePolicy resources (the template's <fn>LogsPolicy,
+// CloudWatch Logs only) are not read: the local functions log to the
+// console.
 func (p *provisioner) policies() error {
 	for _, id := range sortedKeys(p.res.Functions) {
 		fn := p.res.Functions[id]
