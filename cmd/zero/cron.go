@@ -30,9 +30,9 @@ func runCron(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}, map[string]subcommand{"list": runCronList, "add": runCronAdd, "rm": runCronRemove, "run": runCronRun, "runs": runCronRuns})
 }
 
-// cronCall sends one cron method with the connection flags of fs and
+// callMethod sends one gateway method with the connection flags conn and
 // decodes its result into out.
-func cronCall(ctx context.Context, conn gatewayFlags, method string, params, out any) error {
+func callMethod(ctx context.Context, conn gatewayFlags, method string, params, out any) error {
 	client, err := conn.client(os.Getenv)
 	if err != nil {
 		return err
@@ -54,7 +54,7 @@ func runCronList(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	var res gateway.CronListResult
-	if err := cronCall(ctx, conn, "cron.list", gateway.CronListParams{IncludeDisabled: *all}, &res); err != nil {
+	if err := callMethod(ctx, conn, "cron.list", gateway.CronListParams{IncludeDisabled: *all}, &res); err != nil {
 		return err
 	}
 	if *asJSON {
@@ -108,7 +108,7 @@ func runCronAdd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	var job cron.Job
-	if err := cronCall(ctx, conn, "cron.add", params, &job); err != nil {
+	if err := callMethod(ctx, conn, "cron.add", params, &job); err != nil {
 		return err
 	}
 	return writeJSON(stdout, job)
@@ -183,7 +183,7 @@ func runCronID(ctx context.Context, name, method string, args []string, stdout, 
 	if len(rest) != 1 {
 		return fmt.Errorf("zero cron %s takes one job ID, got %q", name, rest)
 	}
-	if err := cronCall(ctx, conn, method, gateway.CronIDParams{ID: rest[0]}, out); err != nil {
+	if err := callMethod(ctx, conn, method, gateway.CronIDParams{ID: rest[0]}, out); err != nil {
 		return err
 	}
 	return writeJSON(stdout, out)
@@ -212,7 +212,7 @@ func runCronRuns(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return fmt.Errorf("zero cron runs takes one job ID, got %q", rest)
 	}
 	var res gateway.CronRunsResult
-	if err := cronCall(ctx, conn, "cron.runs", gateway.CronRunsParams{ID: rest[0], Limit: *limit}, &res); err != nil {
+	if err := callMethod(ctx, conn, "cron.runs", gateway.CronRunsParams{ID: rest[0], Limit: *limit}, &res); err != nil {
 		return err
 	}
 	if *asJSON {

@@ -12,6 +12,7 @@
 //	zero telegram       set the Telegram bot's webhook (set-webhook)
 //	zero discord        register the slash commands, print how to set the endpoint
 //	zero dlq            list the dead-letter queue, redrive it to the work queue
+//	zero outbox         list the announce outbox, re-queue a dead item
 //	zero import         bring the upstream system's sessions and transcripts in
 //	zero export         write sessions and transcripts out in the upstream layout
 //
@@ -51,6 +52,7 @@ var commands = map[string]command{
 	"telegram": {summary: "point the Telegram bot at the webhook (set-webhook --url PUBLIC_URL --secret S --token T --drop-pending)", run: runTelegram},
 	"secrets":  {summary: "set a secret from stdin, never argv (set NAME --stack STACK < value), or list which are set (list --stack STACK)", run: runSecrets},
 	"cron":     {summary: "cron jobs through the gateway (list --all | add --name N --every 1h --message TEXT | rm ID | run ID | runs ID)", run: runCron},
+	"outbox":   {summary: "the announce outbox through the gateway (list --state S --json | retry ID)", run: runOutbox},
 	"dlq":      {summary: "the dead-letter queue: what failed and why, and moving it back (list | redrive --dry-run)", run: runDLQ},
 	"import":   {summary: "bring the upstream system's sessions and transcripts in (--from DIR --agent ID --dry-run --table T --bucket B)", run: runImport},
 	"export":   {summary: "write sessions and transcripts out in the upstream layout (--to DIR --agent ID --since 7d --table T --bucket B)", run: runExport},

@@ -15,7 +15,9 @@ import (
 // The last failed attempt of a message: pk "msg#<id>", sk "failure",
 // attributes sessionKey, error (operator-facing, never the message text),
 // attempts, at (epoch ms) and noticeAt (epoch ms, once the sender was
-// told). It lives as long as the dead-letter queue keeps messages
+// told in the current run of receives: RecordFailure removes it when the
+// receive count goes back, as a redriven message's does). It lives as
+// long as the dead-letter queue keeps messages
 // (FailureTTL), so `zero dlq list` can name why each one is there.
 const skFailure = "failure"
 
@@ -30,24 +32,37 @@ func FailureKey(messageID string) map[string]types.AttributeValue {
 	return key(pkMessage+messageID, skFailure)
 }
 
-// RecordFailure writes messageID's failed attempt with one UpdateItem and
-// reports, from the item's previous values, whether the sender was told.
+// RecordFailure writes messageID's failed attempt and reports, from the
+// item's previous values, whether the sender was told in this run of
+// receives. One UpdateItem conditioned on the stored attempt being lower
+// (or absent) keeps noticeAt; when the condition fails the receive count
+// went back (a redriven message starts again at 1): a second UpdateItem
+// writes the attempt, removes noticeAt and reports false.
 func (s *Store) RecordFailure(ctx context.Context, sessionKey, messageID string, attempt int, reason string) (bool, error) {
 	if messageID == "" {
 		return false, fault.New(fault.Invalid, "record failure: message id is required")
 	}
 	now := s.now()
-	out, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	in := &dynamodb.UpdateItemInput{
 		TableName:                &s.table,
 		Key:                      FailureKey(messageID),
 		UpdateExpression:         aws.String("SET sessionKey = :k, #err = :e, attempts = :a, #at = :at, #ttl = :ttl"),
+		ConditionExpression:      aws.String("attribute_not_exists(attempts) OR attempts < :a"),
 		ExpressionAttributeNames: map[string]string{"#err": "error", "#at": "at", "#ttl": attrTTL},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":k": &types.AttributeValueMemberS{Value: sessionKey}, ":e": &types.AttributeValueMemberS{Value: reason},
 			":a": number(int64(attempt)), ":at": number(now.UnixMilli()), ":ttl": number(now.Add(FailureTTL).Unix()),
 		},
 		ReturnValues: types.ReturnValueAllOld,
-	})
+	}
+	out, err := s.client.UpdateItem(ctx, in)
+	if isConditionFailed(err) {
+		// A new run of receives: its last attempt tells the sender again.
+		in.UpdateExpression = aws.String(*in.UpdateExpression + " REMOVE noticeAt")
+		in.ConditionExpression, in.ReturnValues = nil, types.ReturnValueNone
+		_, err = s.client.UpdateItem(ctx, in)
+		return false, classify(err, "record failure of "+messageID)
+	}
 	if err != nil {
 		return false, classify(err, "record failure of "+messageID)
 	}

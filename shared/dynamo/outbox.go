@@ -19,8 +19,9 @@ import (
 // Query: pk "outbox", sk "item#<id>". What never changes (id, kind,
 // session key, delivery, text, createdAt) is one JSON string attribute
 // "data"; what delivery changes is top-level, so Progress and Settle are
-// one UpdateItem each: state, sent, attempts, lastError and changedAt
-// (the item's updatedAt, not named so: updatedAt keys the byAgent index).
+// one UpdateItem each: state, sent, attempts, retries, lastError and
+// changedAt (the item's updatedAt, not named so: updatedAt keys the
+// byAgent index).
 // A sent item expires after RecordTTL; pending and dead ones stay.
 const (
 	pkOutbox       = "outbox"
@@ -28,6 +29,7 @@ const (
 	attrAttempts   = "attempts"
 	attrLastError  = "lastError"
 	attrChangedAt  = "changedAt"
+	attrRetries    = "retries"
 	outboxNotFound = "no outbox item %q"
 )
 
@@ -48,7 +50,7 @@ func (o *Outbox) Put(ctx context.Context, item turn.OutboxItem) error {
 		return fault.New(fault.Invalid, "outbox: an item needs an id")
 	}
 	fixed := item
-	fixed.State, fixed.Sent, fixed.Attempts, fixed.LastError, fixed.UpdatedAt = "", 0, 0, "", 0
+	fixed.State, fixed.Sent, fixed.Attempts, fixed.Retries, fixed.LastError, fixed.UpdatedAt = "", 0, 0, 0, "", 0
 	data, err := json.Marshal(fixed)
 	if err != nil {
 		return fault.Wrap(fault.Internal, err, "encode outbox item %s", item.ID)
@@ -58,6 +60,7 @@ func (o *Outbox) Put(ctx context.Context, item turn.OutboxItem) error {
 	av[attrState] = &types.AttributeValueMemberS{Value: turn.OutboxPending}
 	av[attrSent] = number(int64(item.Sent))
 	av[attrAttempts] = number(int64(item.Attempts))
+	av[attrRetries] = number(int64(item.Retries))
 	av[attrChangedAt] = number(item.UpdatedAt)
 	if item.LastError != "" {
 		av[attrLastError] = &types.AttributeValueMemberS{Value: item.LastError}
@@ -145,6 +148,44 @@ func (o *Outbox) Settle(ctx context.Context, id, state string, attempts int, las
 	return classify(err, "settle outbox item "+id)
 }
 
+// Revive sets a dead item pending with one UpdateItem conditioned on
+// state dead (adding 1 to retries, setting changedAt) and returns the new
+// item. When the condition fails, the old item returned with the failure
+// tells why: pending is returned as it is (idempotent), sent is
+// fault.Conflict, none is fault.NotFound.
+func (o *Outbox) Revive(ctx context.Context, id string, nowMS int64) (turn.OutboxItem, error) {
+	out, err := o.s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: &o.s.table, Key: outboxKey(id),
+		UpdateExpression:    aws.String("SET #state = :pending, #changed = :changed ADD #retries :one"),
+		ConditionExpression: aws.String("#state = :dead"),
+		ExpressionAttributeNames: map[string]string{
+			"#state": attrState, "#changed": attrChangedAt, "#retries": attrRetries,
+		},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pending": &types.AttributeValueMemberS{Value: turn.OutboxPending},
+			":dead":    &types.AttributeValueMemberS{Value: turn.OutboxDead},
+			":changed": number(nowMS), ":one": number(1),
+		},
+		ReturnValues:                        types.ReturnValueAllNew,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	if isConditionFailed(err) {
+		var ccf *types.ConditionalCheckFailedException
+		if !errors.As(err, &ccf) || len(ccf.Item) == 0 {
+			return turn.OutboxItem{}, fault.New(fault.NotFound, outboxNotFound, id)
+		}
+		old, derr := decodeOutbox(ccf.Item)
+		if derr != nil || old.State == turn.OutboxPending {
+			return old, derr
+		}
+		return turn.OutboxItem{}, fault.New(fault.Conflict, "outbox item %q is %s; only a dead item can be retried", id, old.State)
+	}
+	if err != nil {
+		return turn.OutboxItem{}, classify(err, "revive outbox item "+id)
+	}
+	return decodeOutbox(out.Attributes)
+}
+
 // List queries the outbox partition (strongly consistent, paged), leaves
 // out expired sent items, filters by state ("" all) and returns the
 // newest limit (all when limit <= 0) in turn.SortOutbox's order. Cost:
@@ -205,6 +246,7 @@ func decodeOutbox(av map[string]types.AttributeValue) (turn.OutboxItem, error) {
 	}
 	item.Sent = int(outboxNumber(av[attrSent]))
 	item.Attempts = int(outboxNumber(av[attrAttempts]))
+	item.Retries = int(outboxNumber(av[attrRetries]))
 	item.UpdatedAt = outboxNumber(av[attrChangedAt])
 	return item, nil
 }

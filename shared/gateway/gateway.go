@@ -94,9 +94,10 @@ type Deps struct {
 	// such a message without a mark, so it waits its turn.
 	Stops ingest.StopMarker
 	Cron  *CronDeps // optional: nil answers the cron.* methods 501 (cron.go)
-	// Outbox lists the announce outbox for outbox.list (outbox.go).
-	// Optional: nil answers it 501.
-	Outbox OutboxReader
+	// Outbox is the announce outbox for outbox.list and outbox.retry
+	// (outbox.go; outbox.retry queues on Queue). Optional: nil answers
+	// them 501.
+	Outbox OutboxStore
 	// DeadLetters are the dead-letter queues whose depth status reports
 	// (deadletters.go), in order. Optional: none leaves it out.
 	DeadLetters []DeadLetterQueue

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/zero-gateway/zero/shared/fault"
+	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/session"
 	"github.com/zero-gateway/zero/shared/turn"
 	"github.com/zero-gateway/zero/shared/turn/turntest"
@@ -14,6 +15,7 @@ import (
 
 func init() {
 	wireTypes["outbox.list"] = typesOf[OutboxListParams, OutboxListResult]()
+	wireTypes["outbox.retry"] = typesOf[OutboxRetryParams, OutboxRetryResult]()
 }
 
 // outboxWireCases run against outboxFixture.
@@ -21,11 +23,14 @@ var outboxWireCases = []wireCase{
 	{name: "outbox.list", method: "outbox.list", params: `{}`},
 	{name: "outbox.list.dead", method: "outbox.list", params: `{"state":"dead","limit":1}`},
 	{name: "outbox.error.params", method: "outbox.list", params: `{"state":"lost"}`, status: http.StatusBadRequest},
+	// After the lists: it changes d1.
+	{name: "outbox.retry", method: "outbox.retry", params: `{"id":"d1"}`},
+	{name: "outbox.retry.error.sent", method: "outbox.retry", params: `{"id":"s1"}`, status: http.StatusConflict},
 }
 
 // outboxFixture is a gateway whose outbox holds a sent, a pending and two
 // dead items, one with a long text.
-func outboxFixture(t *testing.T) (*fixture, *turntest.MemOutbox) {
+func outboxFixture(t *testing.T, deps ...func(*Deps)) (*fixture, *turntest.MemOutbox) {
 	t.Helper()
 	o := &turntest.MemOutbox{}
 	ctx := context.Background()
@@ -50,7 +55,7 @@ func outboxFixture(t *testing.T) (*fixture, *turntest.MemOutbox) {
 			t.Fatal(err)
 		}
 	}
-	return newFixture(t, "", func(d *Deps) { d.Outbox = o }), o
+	return newFixture(t, "", append([]func(*Deps){func(d *Deps) { d.Outbox = o }}, deps...)...), o
 }
 
 // TestOutboxWireGolden pins outbox.list's answers (-update rewrites
@@ -125,6 +130,90 @@ func TestOutboxListErrors(t *testing.T) {
 				deps = append(deps, tc.deps)
 			}
 			newFixture(t, "", deps...).call("outbox.list", tc.params).wantError(t, tc.status, tc.code, tc.msg)
+		})
+	}
+}
+
+// TestOutboxRetry: outbox.retry revives the item and queues a new
+// delivery message for it on each revival; a pending item is queued again
+// under the last id (the queue deduplicates it).
+func TestOutboxRetry(t *testing.T) {
+	f, o := outboxFixture(t)
+	ctx := context.Background()
+	tests := []struct {
+		name    string
+		id      string
+		dieAt   int64 // settle the item dead first, at this time; 0 no
+		wantMsg string
+		queued  int // messages in the queue after the call
+	}{
+		{"dead item", "d1", 0, "deliver:d1:retry:1", 1},
+		{"pending item again: the same id, deduplicated", "d1", 0, "deliver:d1:retry:1", 1},
+		{"dead again: a new id", "d1", nowMS + 1000, "deliver:d1:retry:2", 2},
+		{"a pending item never revived", "p1", 0, "deliver:p1:retry:0", 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.dieAt != 0 {
+				if err := o.Settle(ctx, tc.id, turn.OutboxDead, 1, "chat not found", tc.dieAt); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var res OutboxRetryResult
+			f.call("outbox.retry", map[string]any{"id": tc.id}).decode(t, &res)
+			if res.MessageID != tc.wantMsg || res.Item.ID != tc.id || res.Item.State != turn.OutboxPending {
+				t.Errorf("answer %+v; want %s pending, message %s", res, tc.id, tc.wantMsg)
+			}
+			msgs := f.queue.messages()
+			if len(msgs) != tc.queued {
+				t.Fatalf("%d messages queued; want %d", len(msgs), tc.queued)
+			}
+			m := msgs[len(msgs)-1]
+			if m.ID != tc.wantMsg || m.Kind != inbound.KindDeliver || m.OutboxID != tc.id || m.Validate() != nil {
+				t.Errorf("queued %+v; want a valid deliver message %s for %s", m, tc.wantMsg, tc.id)
+			}
+			if got, _ := o.Get(ctx, tc.id); got.State != turn.OutboxPending {
+				t.Errorf("item %s is %s; want pending", tc.id, got.State)
+			}
+		})
+	}
+}
+
+func TestOutboxRetryErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		deps   func(*Deps)
+		params map[string]any
+		status int
+		code   fault.Code
+		msg    string
+	}{
+		{"no id", nil, map[string]any{}, http.StatusBadRequest, fault.Invalid, "params.id: required"},
+		{"not configured", func(d *Deps) { d.Outbox = nil }, map[string]any{"id": "d1"},
+			http.StatusNotImplemented, fault.Internal, "the outbox is not configured on this gateway"},
+		{"missing item", nil, map[string]any{"id": "nope"}, http.StatusNotFound, fault.NotFound, ""},
+		{"sent item", nil, map[string]any{"id": "s1"}, http.StatusConflict, fault.Conflict, ""},
+		{"store down", func(d *Deps) { d.Outbox = &turntest.MemOutbox{Fail: fault.New(fault.Unavailable, "dynamodb is down")} },
+			map[string]any{"id": "d1"}, http.StatusServiceUnavailable, fault.Unavailable, ""},
+		{"queue down", func(d *Deps) { d.Queue = failingQueue{} }, map[string]any{"id": "d1"},
+			http.StatusServiceUnavailable, fault.Unavailable, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var deps []func(*Deps)
+			if tc.deps != nil {
+				deps = append(deps, tc.deps)
+			}
+			f, o := outboxFixture(t, deps...)
+			f.call("outbox.retry", tc.params).wantError(t, tc.status, tc.code, tc.msg)
+			if n := len(f.queue.messages()); n != 0 {
+				t.Errorf("%d messages queued; want none", n)
+			}
+			if tc.name == "queue down" { // the item stays pending: retry again
+				if got, _ := o.Get(context.Background(), "d1"); got.State != turn.OutboxPending {
+					t.Errorf("d1 is %s; want pending", got.State)
+				}
+			}
 		})
 	}
 }

@@ -408,9 +408,22 @@ type OutboxRow struct {
 	// when longer.
 	Text      string `json:"text"`
 	State     string `json:"state"`
-	Sent      int    `json:"sent"`     // rendered messages delivered
-	Attempts  int    `json:"attempts"` // delivery attempts made
+	Sent      int    `json:"sent"`              // rendered messages delivered
+	Attempts  int    `json:"attempts"`          // delivery attempts made (of the last run of receives)
+	Retries   int    `json:"retries,omitempty"` // times re-queued from dead by outbox.retry
 	LastError string `json:"lastError,omitempty"`
 	CreatedAt int64  `json:"createdAt"`
 	UpdatedAt int64  `json:"updatedAt"`
+}
+
+// OutboxRetryParams are the params of outbox.retry.
+type OutboxRetryParams struct {
+	ID string `json:"id"` // the outbox item to re-queue: dead, or pending (re-queued again)
+}
+
+// OutboxRetryResult is the result of outbox.retry: the item, now
+// pending, and the id of the delivery message queued for it.
+type OutboxRetryResult struct {
+	Item      OutboxRow `json:"item"`
+	MessageID string    `json:"messageId"`
 }

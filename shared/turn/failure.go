@@ -15,7 +15,11 @@ import (
 type Failures interface {
 	// RecordFailure stores attempt and reason for messageID, replacing the
 	// previous attempt's, and reports whether the sender was already told
-	// (Told). Idempotent.
+	// (Told) in this run of receives. An attempt not above the stored one
+	// starts a new run (the queue's receive count only grows, except for
+	// a message redriven from the dead-letter queue, which starts again):
+	// it forgets Told and reports false, so the sender is told once per
+	// arrival in the dead-letter queue.
 	RecordFailure(ctx context.Context, key, messageID string, attempt int, reason string) (told bool, err error)
 	// Told records that messageID's sender was told it failed. Idempotent.
 	Told(ctx context.Context, messageID string) error
@@ -34,8 +38,10 @@ const FailureNotice = "⚠️ Sorry, your message could not be processed, even a
 //
 // It never fails: a store or channel error is logged, since the messages
 // are retried or dead-lettered either way. Under retries the notice is
-// sent once: the failure record remembers it (a crash between the send
-// and that write is the one way to get it twice).
+// sent once per run of receives: the failure record remembers it (a crash
+// between the send and that write is the one way to get it twice), and
+// forgets it when a redriven message's receive count starts again, so a
+// redriven message that fails for good again tells its sender again.
 func (p *Processor) Failed(ctx context.Context, msgs []inbound.Message, attempts []int, last bool, cause error) {
 	failures, _ := p.Store.(Failures)
 	told := false

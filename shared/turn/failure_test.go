@@ -16,15 +16,18 @@ func TestFailedTellsTheSenderOnceOnTheLastAttempt(t *testing.T) {
 	tests := []struct {
 		name      string
 		calls     []bool // last, per call of Failed (a retry each)
+		attempts  []int  // the receive count of each call; nil: 1, 2, 3...
 		channel   string
 		wantSent  int
 		wantTold  bool
 		wantTries int
 	}{
-		{"earlier attempts are recorded, nothing is sent", []bool{false, false}, "telegram", 0, false, 2},
-		{"the last attempt sends the notice", []bool{false, false, true}, "telegram", 1, true, 3},
-		{"a replayed last attempt sends nothing more", []bool{true, true, true}, "telegram", 1, true, 3},
-		{"an API run has no one to tell", []bool{true}, inbound.Internal, 0, true, 1},
+		{"earlier attempts are recorded, nothing is sent", []bool{false, false}, nil, "telegram", 0, false, 2},
+		{"the last attempt sends the notice", []bool{false, false, true}, nil, "telegram", 1, true, 3},
+		{"a replayed last attempt sends nothing more", []bool{true, true, true}, nil, "telegram", 1, true, 3},
+		{"redriven, failing for good again: told again", []bool{false, true, false, true}, []int{1, 2, 1, 2}, "telegram", 2, true, 2},
+		{"redriven, failing once: not told again yet", []bool{false, true, false}, []int{1, 2, 1}, "telegram", 1, false, 1},
+		{"an API run has no one to tell", []bool{true}, nil, inbound.Internal, 0, true, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -36,7 +39,11 @@ func TestFailedTellsTheSenderOnceOnTheLastAttempt(t *testing.T) {
 				m.To = ""
 			}
 			for i, last := range tt.calls {
-				r.proc.Failed(context.Background(), []inbound.Message{m}, []int{i + 1}, last, cause)
+				attempt := i + 1
+				if tt.attempts != nil {
+					attempt = tt.attempts[i]
+				}
+				r.proc.Failed(context.Background(), []inbound.Message{m}, []int{attempt}, last, cause)
 			}
 			var texts []string
 			for _, s := range r.sender.sent {

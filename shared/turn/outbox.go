@@ -35,6 +35,7 @@ type OutboxItem struct {
 	State      string                  `json:"state"`
 	Sent       int                     `json:"sent,omitempty"` // rendered messages already delivered
 	Attempts   int                     `json:"attempts,omitempty"`
+	Retries    int                     `json:"retries,omitempty"` // times an operator re-queued it from dead (Revive)
 	LastError  string                  `json:"lastError,omitempty"`
 	CreatedAt  int64                   `json:"createdAt"` // epoch ms
 	UpdatedAt  int64                   `json:"updatedAt"` // epoch ms
@@ -57,6 +58,31 @@ type Outbox interface {
 	// List returns items in state (all states when ""), newest first, at
 	// most limit.
 	List(ctx context.Context, state string, limit int) ([]OutboxItem, error)
+	// Revive sets a dead item back to pending (one conditional write:
+	// only from dead), counts it in Retries, sets UpdatedAt to nowMS and
+	// returns the item as it now is; attempts, sent and lastError stay.
+	// Idempotent: a pending item is returned unchanged. fault.NotFound
+	// when absent, fault.Conflict when sent (sent is final).
+	Revive(ctx context.Context, id string, nowMS int64) (OutboxItem, error)
+}
+
+// DeliverMessage is the KindDeliver message that delivers item, with
+// message id id (the queue deduplicates on it), received at nowMS.
+func DeliverMessage(id string, item OutboxItem, nowMS int64) inbound.Message {
+	return inbound.Message{
+		ID: id, Kind: inbound.KindDeliver, OutboxID: item.ID,
+		AgentID: session.AgentOf(item.SessionKey), SessionKey: item.SessionKey,
+		Channel: inbound.Internal, ChatType: inbound.Direct, To: "outbox", ReceivedAt: nowMS,
+	}
+}
+
+// RetryMessageID is the id of the delivery message that re-queues item
+// after its Retries-th revival: "deliver:<id>:retry:<n>". Each revival
+// gets a new id, so the queue's deduplication does not drop it; asking
+// again for a still-pending item gives the same id (within the queue's
+// five-minute window, deduplicated: one delivery is in flight).
+func RetryMessageID(item OutboxItem) string {
+	return fmt.Sprintf("deliver:%s:retry:%d", item.ID, item.Retries)
 }
 
 // Enqueuer puts a message straight on the work queue, on its own group
@@ -81,11 +107,7 @@ func (p *Processor) announce(ctx context.Context, item OutboxItem) error {
 	if err := p.Outbox.Put(ctx, item); err != nil {
 		return fmt.Errorf("put outbox item %s: %w", item.ID, err)
 	}
-	m := inbound.Message{
-		ID: "deliver:" + item.ID, Kind: inbound.KindDeliver, OutboxID: item.ID,
-		AgentID: session.AgentOf(item.SessionKey), SessionKey: item.SessionKey,
-		Channel: inbound.Internal, ChatType: inbound.Direct, To: "outbox", ReceivedAt: now,
-	}
+	m := DeliverMessage("deliver:"+item.ID, item, now)
 	if err := p.Work.Enqueue(ctx, m); err != nil {
 		return fmt.Errorf("queue delivery of outbox item %s: %w", item.ID, err)
 	}

@@ -184,3 +184,45 @@ func TestHandleGroupDeliversEachItem(t *testing.T) {
 		t.Errorf("the model was called %d times; want none", r.model.calls)
 	}
 }
+
+// TestDeliverRevivedOutboxItem: an item that died part-way is revived
+// (outbox.retry) and its retry message delivers the rest, once.
+func TestDeliverRevivedOutboxItem(t *testing.T) {
+	ctx := context.Background()
+	r, o := outboxRig(t)
+	r.sender.words = true
+	r.sender.refuse = fault.New(fault.NotFound, "chat not found")
+	if err := o.Progress(ctx, "a", 1); err != nil { // "one" went out earlier
+		t.Fatal(err)
+	}
+	if err := r.proc.Handle(ctx, deliverMsg("a"), 1); err != nil {
+		t.Fatalf("first delivery: %v", err)
+	}
+	if got, _ := o.Get(ctx, "a"); got.State != turn.OutboxDead || got.Sent != 1 {
+		t.Fatalf("after a refusal at message 2: %+v; want dead with 1 sent", got)
+	}
+	r.sender.refuse = nil
+	item, err := o.Revive(ctx, "a", 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := turn.DeliverMessage(turn.RetryMessageID(item), item, 100)
+	if m.ID != "deliver:a:retry:1" || m.Validate() != nil || m.QueueGroup() != deliverMsg("a").QueueGroup() {
+		t.Fatalf("retry message %+v; want a valid deliver:a:retry:1 on the item's group", m)
+	}
+	for range 2 { // a replay does nothing more
+		if err := r.proc.Handle(ctx, m, 1); err != nil {
+			t.Fatalf("retry delivery: %v", err)
+		}
+	}
+	var posts []string
+	for _, s := range r.sender.sent {
+		posts = append(posts, s.text)
+	}
+	if diff := cmp.Diff([]string{"two", "three"}, posts); diff != "" {
+		t.Errorf("posts (-want +got):\n%s", diff)
+	}
+	if got, _ := o.Get(ctx, "a"); got.State != turn.OutboxSent || got.Retries != 1 {
+		t.Errorf("after the retry: %+v; want sent, 1 retry", got)
+	}
+}

@@ -288,6 +288,39 @@ func TestSessionsSendEndToEnd(t *testing.T) {
 		}
 	})
 
+	t.Run("a dead announce is re-queued by outbox.retry", func(t *testing.T) {
+		tg.mu.Lock()
+		tg.refuseOnce = "announce: refused"
+		tg.mu.Unlock()
+		chatSay(t, st, 9, a, sendArgs(dmKey(b), "refused once", 0))
+		var id string
+		waitUntil(t, func() bool {
+			_, out := rpc(t, st, e2eGatewayToken, "outbox.list", map[string]any{"state": "dead"})
+			r, _ := out["result"].(map[string]any)
+			items, _ := r["items"].([]any)
+			for _, it := range items {
+				if row, _ := it.(map[string]any); strings.Contains(fmt.Sprint(row["text"]), "refused once") {
+					id = fmt.Sprint(row["id"])
+					return true
+				}
+			}
+			return false
+		})
+		status, out := rpc(t, st, e2eGatewayToken, "outbox.retry", map[string]any{"id": id})
+		r, _ := out["result"].(map[string]any)
+		if status != 200 || r["messageId"] != "deliver:"+id+":retry:1" {
+			t.Fatalf("outbox.retry = %d %v; want 200 and message deliver:%s:retry:1", status, out, id)
+		}
+		sentTo(t, tg, b, "announce: refused once")
+		waitUntil(t, func() bool {
+			_, out := rpc(t, st, e2eGatewayToken, "outbox.list", map[string]any{"state": "sent"})
+			return strings.Contains(fmt.Sprint(out["result"]), id)
+		})
+		if status, _ := rpc(t, st, e2eGatewayToken, "outbox.retry", map[string]any{"id": id}); status != 409 {
+			t.Errorf("outbox.retry of a sent item = %d; want 409", status)
+		}
+	})
+
 	t.Run("two sessions send to each other at once", func(t *testing.T) {
 		start, before := time.Now(), len(tg.messages())
 		chatSay(t, st, 6, a, sendArgs(dmKey(b), "ping from a", 5))

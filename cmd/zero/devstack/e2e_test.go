@@ -40,6 +40,10 @@ type fakeTelegram struct {
 	// contains it (a Telegram outage at that moment).
 	failOnce string
 	failed   map[string]bool
+	// refuseOnce, when set, answers 400 "chat not found" once to each
+	// sendMessage whose text contains it (a refusal for good: an outbox
+	// item goes dead at once).
+	refuseOnce string
 }
 
 type sendMessage struct {
@@ -65,14 +69,22 @@ func newFakeTelegram(t *testing.T, token string) *fakeTelegram {
 			return
 		}
 		f.mu.Lock()
-		if f.failOnce != "" && strings.Contains(m.Text, f.failOnce) && !f.failed[m.Text] {
-			if f.failed == nil {
-				f.failed = map[string]bool{}
+		for _, fail := range []struct {
+			match, body string
+			status      int
+		}{
+			{f.failOnce, `{"ok":false,"error_code":500,"description":"Internal Server Error"}`, http.StatusInternalServerError},
+			{f.refuseOnce, `{"ok":false,"error_code":400,"description":"Bad Request: chat not found"}`, http.StatusBadRequest},
+		} {
+			if fail.match != "" && strings.Contains(m.Text, fail.match) && !f.failed[m.Text] {
+				if f.failed == nil {
+					f.failed = map[string]bool{}
+				}
+				f.failed[m.Text] = true
+				f.mu.Unlock()
+				http.Error(w, fail.body, fail.status)
+				return
 			}
-			f.failed[m.Text] = true
-			f.mu.Unlock()
-			http.Error(w, `{"ok":false,"error_code":500,"description":"Internal Server Error"}`, http.StatusInternalServerError)
-			return
 		}
 		f.sent = append(f.sent, m)
 		n := len(f.sent)

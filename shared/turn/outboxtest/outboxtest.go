@@ -120,6 +120,73 @@ func TestOutbox(t *testing.T, newOutbox func(t *testing.T) turn.Outbox) {
 			t.Errorf("sent item after a late Settle: %+v; want it unchanged", got)
 		}
 	})
+	t.Run("revive", func(t *testing.T) {
+		tests := []struct {
+			name    string
+			state   string // the item's state before Revive; "" none
+			code    fault.Code
+			want    string // the state after
+			retries int
+		}{
+			{name: "dead becomes pending", state: turn.OutboxDead, want: turn.OutboxPending, retries: 1},
+			{name: "pending stays pending", state: turn.OutboxPending, want: turn.OutboxPending},
+			{name: "sent is final", state: turn.OutboxSent, code: fault.Conflict, want: turn.OutboxSent},
+			{name: "missing is not found", code: fault.NotFound},
+		}
+		for _, tc := range tests {
+			t.Run(tc.name, func(t *testing.T) {
+				o := newOutbox(t)
+				if tc.state != "" {
+					put(t, o, Item("a", 1000))
+					if err := o.Settle(ctx, "a", tc.state, 5, "chat not found", 2000); err != nil {
+						t.Fatal(err)
+					}
+				}
+				got, err := o.Revive(ctx, "a", 3000)
+				if tc.code != "" {
+					if !fault.Is(err, tc.code) {
+						t.Fatalf("Revive = %v; want %s", err, tc.code)
+					}
+				} else if err != nil {
+					t.Fatalf("Revive: %v", err)
+				} else if stored := get(t, o, "a"); !cmp.Equal(got, stored) {
+					t.Errorf("Revive returned %+v; stored %+v", got, stored)
+				}
+				if tc.state == "" {
+					return
+				}
+				stored := get(t, o, "a")
+				wantUpdated := int64(2000)
+				if tc.retries > 0 {
+					wantUpdated = 3000
+				}
+				if stored.State != tc.want || stored.Retries != tc.retries || stored.UpdatedAt != wantUpdated ||
+					stored.Attempts != 5 || stored.LastError != "chat not found" {
+					t.Errorf("after Revive: %+v; want state %s, %d retries, updatedAt %d, attempts and error kept",
+						stored, tc.want, tc.retries, wantUpdated)
+				}
+			})
+		}
+	})
+	t.Run("each revival counts", func(t *testing.T) {
+		o := newOutbox(t)
+		put(t, o, Item("a", 1000))
+		for i := 1; i <= 2; i++ {
+			if err := o.Settle(ctx, "a", turn.OutboxDead, 1, "gone", int64(2000*i)); err != nil {
+				t.Fatal(err)
+			}
+			got, err := o.Revive(ctx, "a", int64(2000*i+1))
+			if err != nil || got.Retries != i || got.State != turn.OutboxPending {
+				t.Fatalf("revival %d = %+v, %v; want pending with %d retries", i, got, err, i)
+			}
+		}
+		if err := o.Settle(ctx, "a", turn.OutboxSent, 1, "", 9000); err != nil {
+			t.Fatal(err)
+		}
+		if got := get(t, o, "a"); got.State != turn.OutboxSent || got.Retries != 2 {
+			t.Errorf("a revived item, then sent: %+v; want sent, 2 retries", got)
+		}
+	})
 	t.Run("settle to an unknown state is invalid", func(t *testing.T) {
 		o := newOutbox(t)
 		put(t, o, Item("a", 1000))

@@ -107,3 +107,23 @@ func (o *MemOutbox) List(_ context.Context, state string, limit int) ([]turn.Out
 	}
 	return out, nil
 }
+
+// Revive implements turn.Outbox: dead becomes pending, pending stays.
+func (o *MemOutbox) Revive(_ context.Context, id string, nowMS int64) (turn.OutboxItem, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.Fail != nil {
+		return turn.OutboxItem{}, o.Fail
+	}
+	item, ok := o.items[id]
+	switch {
+	case !ok:
+		return turn.OutboxItem{}, fault.New(fault.NotFound, "no outbox item %q", id)
+	case item.State == turn.OutboxSent:
+		return turn.OutboxItem{}, fault.New(fault.Conflict, "outbox item %q is sent; only a dead item can be retried", id)
+	case item.State == turn.OutboxDead:
+		item.State, item.Retries, item.UpdatedAt = turn.OutboxPending, item.Retries+1, nowMS
+		o.items[id] = item
+	}
+	return item, nil
+}
