@@ -91,9 +91,6 @@ func (p *provisioner) rolePolicy(role string) (iampolicy.Policy, error) {
 				return iampolicy.Policy{}, fmt.Errorf("policy %d statement %d: %w", i, j, err)
 			}
 			if v == nil {
-				continue // Fn::If chose AWS::NoValue
-			}
-			if v == nil {
 				// Fn::If chose AWS::NoValue (the Bedrock statement when
 				// BedrockModels is empty): no statement.
 				continue
