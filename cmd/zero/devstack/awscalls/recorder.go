@@ -7,7 +7,8 @@
 // index and an S3 call's object key, and the condition keys the call
 // supplies) and then forwarded unchanged, so its signature still holds.
 //
-// Parsed: DynamoDB (transactions and batches per item and table), SQS
+// Parsed: DynamoDB (transactions and batches per item and table, with
+// the partition keys each touches as dynamodb:LeadingKeys), SQS
 // (JSON and query protocols; batch operations as their single action),
 // S3 (path-style requests; ListObjects with s3:prefix, s3:delimiter and
 // s3:max-keys; DeleteObjects per key), SSM parameters, STS and

@@ -51,21 +51,22 @@ func TestRecordedCalls(t *testing.T) {
 	}{
 		{"dynamodb get item", func(ctx context.Context, cfg aws.Config) {
 			_, _ = dynamodb.NewFromConfig(cfg).GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("t"), Key: key("a")})
-		}, calls("DynamoDB.GetItem", req("dynamodb:GetItem", tableARN))},
+		}, calls("DynamoDB.GetItem", leading(req("dynamodb:GetItem", tableARN), "a"))},
 		{"dynamodb query on an index", func(ctx context.Context, cfg aws.Config) {
 			_, _ = dynamodb.NewFromConfig(cfg).Query(ctx, &dynamodb.QueryInput{TableName: aws.String("t"), IndexName: aws.String("bySessionId"),
 				KeyConditionExpression: aws.String("sessionId = :s"), ExpressionAttributeValues: map[string]ddbtypes.AttributeValue{":s": &ddbtypes.AttributeValueMemberS{Value: "x"}}})
-		}, calls("DynamoDB.Query", req("dynamodb:Query", tableARN+"/index/bySessionId"))},
+		}, calls("DynamoDB.Query", leading(req("dynamodb:Query", tableARN+"/index/bySessionId"), unknownKey))},
 		{"dynamodb transaction per item", func(ctx context.Context, cfg aws.Config) {
 			_, _ = dynamodb.NewFromConfig(cfg).TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []ddbtypes.TransactWriteItem{
 				{Put: &ddbtypes.Put{TableName: aws.String("t"), Item: key("a")}},
 				{Delete: &ddbtypes.Delete{TableName: aws.String("t"), Key: key("b")}},
 				{ConditionCheck: &ddbtypes.ConditionCheck{TableName: aws.String("t"), Key: key("c"), ConditionExpression: aws.String("attribute_exists(pk)")}},
 			}})
-		}, calls("DynamoDB.TransactWriteItems", req("dynamodb:PutItem", tableARN), req("dynamodb:DeleteItem", tableARN), req("dynamodb:ConditionCheckItem", tableARN))},
+		}, calls("DynamoDB.TransactWriteItems", leading(req("dynamodb:PutItem", tableARN), "a"), leading(req("dynamodb:DeleteItem", tableARN), "b"),
+			leading(req("dynamodb:ConditionCheckItem", tableARN), "c"))},
 		{"dynamodb batch per table", func(ctx context.Context, cfg aws.Config) {
 			_, _ = dynamodb.NewFromConfig(cfg).BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]ddbtypes.KeysAndAttributes{"t": {Keys: []map[string]ddbtypes.AttributeValue{key("a")}}}})
-		}, calls("DynamoDB.BatchGetItem", req("dynamodb:BatchGetItem", tableARN))},
+		}, calls("DynamoDB.BatchGetItem", leading(req("dynamodb:BatchGetItem", tableARN), "a"))},
 		{"sqs batch is its single action", func(ctx context.Context, cfg aws.Config) {
 			_, _ = sqs.NewFromConfig(cfg).SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(queueURL), Entries: []sqstypes.SendMessageBatchRequestEntry{{Id: aws.String("1"), MessageBody: aws.String("x")}}})
 		}, calls("SQS.SendMessageBatch", req("sqs:SendMessage", queueARN))},
@@ -155,6 +156,12 @@ func s3Client(cfg aws.Config) *s3.Client {
 
 func key(v string) map[string]ddbtypes.AttributeValue {
 	return map[string]ddbtypes.AttributeValue{"pk": &ddbtypes.AttributeValueMemberS{Value: v}, "sk": &ddbtypes.AttributeValueMemberS{Value: "entry"}}
+}
+
+// leading adds the partition keys r touches as its dynamodb:LeadingKeys.
+func leading(r iampolicy.Request, keys ...string) iampolicy.Request {
+	r.Context = map[string][]string{LeadingKeys: keys}
+	return r
 }
 
 func req(action, resource string) iampolicy.Request {

@@ -167,6 +167,11 @@ func parseOperator(s string) (operator, bool, error) {
 
 // conditionHolds evaluates one operator for one key: want are the
 // policy's values (any may match), got the request's values for the key.
+// As AWS documents, ForAllValues holds when every request value matches
+// some policy value, and so for a request without the key (the empty
+// set: a DynamoDB Scan has no dynamodb:LeadingKeys, so a statement
+// allowing Scan under ForAllValues allows every Scan); ForAnyValue needs
+// one value to match and fails on the empty set.
 func conditionHolds(opName string, want, got []string) bool {
 	op, negated, err := parseOperator(opName)
 	if err != nil {

@@ -85,6 +85,10 @@ func TestConditionOperators(t *testing.T) {
 		{"ForAllValues all match", "ForAllValues:StringLike", []string{"run#*"}, []string{"run#1", "run#2"}, true},
 		{"ForAllValues one does not", "ForAllValues:StringLike", []string{"run#*"}, []string{"run#1", "session#a"}, false},
 		{"ForAllValues empty", "ForAllValues:StringLike", []string{"run#*"}, nil, true},
+		{"ForAllValues StringEquals all match", "ForAllValues:StringEquals", []string{"outbox", "cron"}, []string{"cron", "outbox"}, true},
+		{"ForAllValues StringEquals is not a pattern", "ForAllValues:StringEquals", []string{"cron#*"}, []string{"cron#1"}, false},
+		{"ForAllValues StringEquals empty", "ForAllValues:StringEquals", []string{"outbox"}, nil, true},
+		{"ForAllValues any of several patterns", "ForAllValues:StringLike", []string{"outbox", "session#*"}, []string{"outbox", "session#a"}, true},
 		{"ForAnyValue one matches", "ForAnyValue:StringEquals", []string{"a"}, []string{"b", "a"}, true},
 		{"ForAnyValue empty", "ForAnyValue:StringEquals", []string{"a"}, nil, false},
 		{"unknown operator never holds", "NumericLessThan", []string{"1"}, []string{"0"}, false},
@@ -141,5 +145,50 @@ func TestForEmulator(t *testing.T) {
 	}
 	if empty := ForEmulator(Policy{}); len(empty.Statement) != 1 || empty.Evaluate(Request{Action: "sqs:SendMessage", Resource: "*"}).Allowed {
 		t.Errorf("ForEmulator of an empty policy = %+v, want one statement allowing nothing", empty)
+	}
+}
+
+// TestLeadingKeysConditions evaluates statements scoped to partition keys
+// as template.yaml writes them: ForAllValues holds when every key the
+// request touches matches one of the patterns, and (as AWS documents) for
+// a request that touches none.
+func TestLeadingKeysConditions(t *testing.T) {
+	p, err := Parse([]byte(`{"Statement": [
+	  {"Effect": "Allow", "Action": "dynamodb:UpdateItem", "Resource": "` + table + `",
+	   "Condition": {"ForAllValues:StringLike": {"dynamodb:LeadingKeys": ["outbox", "session#*"]}}},
+	  {"Effect": "Allow", "Action": "dynamodb:DeleteItem", "Resource": "` + table + `",
+	   "Condition": {"ForAllValues:StringEquals": {"dynamodb:LeadingKeys": "cron"}}}
+	]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := func(action string, ks ...string) Request {
+		r := Request{Action: action, Resource: table}
+		if ks != nil {
+			r.Context = map[string][]string{"dynamodb:LeadingKeys": ks}
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		name string
+		req  Request
+		want bool
+	}{
+		{"the one key", keys("dynamodb:UpdateItem", "outbox"), true},
+		{"a pattern", keys("dynamodb:UpdateItem", "session#main:c1"), true},
+		{"every key matches some pattern", keys("dynamodb:UpdateItem", "outbox", "session#a"), true},
+		{"one key outside", keys("dynamodb:UpdateItem", "outbox", "run#1"), false},
+		{"a key outside", keys("dynamodb:UpdateItem", "msg#m"), false},
+		{"like is anchored", keys("dynamodb:UpdateItem", "outbox#x"), false},
+		{"an unparsed key", keys("dynamodb:UpdateItem", "<unparsed>"), false},
+		{"no keys: ForAllValues of the empty set holds", keys("dynamodb:UpdateItem"), true},
+		{"equals", keys("dynamodb:DeleteItem", "cron"), true},
+		{"equals is exact", keys("dynamodb:DeleteItem", "cron#j"), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := p.Evaluate(tc.req).Allowed; got != tc.want {
+				t.Errorf("Evaluate(%+v).Allowed = %t, want %t", tc.req, got, tc.want)
+			}
+		})
 	}
 }
