@@ -8,7 +8,7 @@ import (
 )
 
 // attachmentsOf returns the senders that can fetch a message's attachments
-// (turn.AttachmentSource), by channel: today Telegram's.
+// (turn.AttachmentSource), by channel: Telegram's and Discord's.
 func attachmentsOf(senders map[string]turn.Sender) map[string]turn.AttachmentSource {
 	out := map[string]turn.AttachmentSource{}
 	for channel, s := range senders {
@@ -23,6 +23,16 @@ func attachmentsOf(senders map[string]turn.Sender) map[string]turn.AttachmentSou
 // with the bot token in force.
 func (s *telegramSender) FetchAttachment(ctx context.Context, a inbound.Attachment, maxBytes int64) ([]byte, error) {
 	c, err := s.client.Get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.FetchAttachment(ctx, a, maxBytes)
+}
+
+// FetchAttachment downloads a Discord attachment from its CDN URL (signed;
+// no bot token is needed, so it works without one).
+func (s *discordSender) FetchAttachment(ctx context.Context, a inbound.Attachment, maxBytes int64) ([]byte, error) {
+	c, err := s.current(ctx)
 	if err != nil {
 		return nil, err
 	}

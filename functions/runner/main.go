@@ -335,8 +335,9 @@ type discordSender struct {
 
 func newDiscordSender(tokens secret.Getter, appID string, httpClient *http.Client) *discordSender {
 	base := envOr("DISCORD_API_BASE_URL", discord.DefaultBaseURL)
+	cdn := os.Getenv("DISCORD_CDN_BASE_URL") // "": attachments come from their own CDN URL
 	return &discordSender{client: secret.Derive(tokens, secret.DiscordBotToken, func(token string) (*discord.Client, error) {
-		return discord.NewClient(discord.ClientConfig{BaseURL: base, ApplicationID: appID, BotToken: token, HTTPClient: httpClient}), nil
+		return discord.NewClient(discord.ClientConfig{BaseURL: base, CDNBaseURL: cdn, ApplicationID: appID, BotToken: token, HTTPClient: httpClient}), nil
 	})}
 }
 

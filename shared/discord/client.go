@@ -40,7 +40,10 @@ type ClientConfig struct {
 	// BotToken, when set, posts messages whose interaction token has
 	// expired (or that have none); without it they are undeliverable.
 	BotToken   string
-	HTTPClient *http.Client     // nil: 30 s timeout
+	HTTPClient *http.Client // nil: 30 s timeout
+	// CDNBaseURL, when set, is where FetchAttachment sends its requests
+	// instead of the attachment URL's CDN host (for fakes).
+	CDNBaseURL string
 	Now        func() time.Time // nil: time.Now
 }
 
@@ -48,13 +51,15 @@ type ClientConfig struct {
 // turn.PartSender) for channel discord. It is safe for concurrent use.
 type Client struct {
 	base, appID, botToken string
+	cdnBase               string
 	http                  *http.Client
 	now                   func() time.Time
 }
 
 // NewClient returns a Client for cfg.
 func NewClient(cfg ClientConfig) *Client {
-	c := &Client{base: strings.TrimRight(cfg.BaseURL, "/"), appID: cfg.ApplicationID, botToken: cfg.BotToken, http: cfg.HTTPClient, now: cfg.Now}
+	c := &Client{base: strings.TrimRight(cfg.BaseURL, "/"), appID: cfg.ApplicationID, botToken: cfg.BotToken,
+		cdnBase: strings.TrimRight(cfg.CDNBaseURL, "/"), http: cfg.HTTPClient, now: cfg.Now}
 	if c.base == "" {
 		c.base = DefaultBaseURL
 	}

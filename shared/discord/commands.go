@@ -6,6 +6,7 @@ import "github.com/zero-gateway/zero/shared/config"
 const (
 	CommandTypeChatInput = 1 // a slash command
 	OptionTypeString     = 3
+	OptionTypeAttachment = 11 // a file the user uploads with the command
 )
 
 // ApplicationCommand is a slash command as Discord's bulk overwrite
@@ -54,9 +55,11 @@ func slash(name, text, description string, options ...CommandOption) slashComman
 }
 
 // commandTable is every slash command ZERO handles, in registration order.
-// The handler appends the options' values, in order, to the text command.
+// The handler appends the string options' values, in order, to the text
+// command; an attachment option's file goes with the message instead.
 var commandTable = []slashCommand{
-	slash("ask", "", "Ask the agent", stringOption("message", "What to ask", true)),
+	slash("ask", "", "Ask the agent", stringOption("message", "What to ask", true),
+		CommandOption{Type: OptionTypeAttachment, Name: "image", Description: "A picture for the agent to look at (PNG, JPEG, GIF or WebP, at most 5 MB)"}),
 	slash("new", "/new", "Start a new session", stringOption("message", "A first message for the new session", false)),
 	slash("reset", "/reset", "Reset the session", stringOption("message", "A first message after the reset", false)),
 	slash("status", "/status", "The session's status: model, tokens, queue mode"),

@@ -53,8 +53,11 @@ func TestApplicationCommandsValid(t *testing.T) {
 			}
 			optional := false
 			for _, o := range c.Options {
-				if !name.MatchString(o.Name) || o.Type != OptionTypeString {
-					t.Errorf("option %q type %d: want a lowercase name and type string", o.Name, o.Type)
+				if !name.MatchString(o.Name) || (o.Type != OptionTypeString && o.Type != OptionTypeAttachment) {
+					t.Errorf("option %q type %d: want a lowercase name and type string or attachment", o.Name, o.Type)
+				}
+				if o.Type == OptionTypeAttachment && len(o.Choices) > 0 {
+					t.Errorf("option %q: an attachment option has no choices", o.Name)
 				}
 				if n := len([]rune(o.Description)); n < 1 || n > 100 {
 					t.Errorf("option %q: description of %d characters, want 1-100", o.Name, n)

@@ -66,12 +66,14 @@ type user struct {
 }
 
 type commandData struct {
-	Name    string   `json:"name"`
-	Options []option `json:"options"`
+	Name     string    `json:"name"`
+	Options  []option  `json:"options"`
+	Resolved *resolved `json:"resolved"`
 }
 
 type option struct {
 	Name  string          `json:"name"`
+	Type  int             `json:"type"`
 	Value json.RawMessage `json:"value"`
 }
 
@@ -98,7 +100,8 @@ func decodeInteraction(body []byte) (interaction, error) {
 // thread, by its own channel id) as agent:<id>:discord:channel:<channelId>,
 // a DM by session.dmScope with the user as the peer; the account is the
 // application. The message carries the interaction token (ReplyToken) so
-// the runner can answer it.
+// the runner can answer it, and /ask's attachment as an image reference
+// (see attachmentsOf; one not passed on is a note before the text).
 func ParseInteraction(body []byte) (ingest.Request, string, error) {
 	in, err := decodeInteraction(body)
 	if err != nil {
@@ -130,12 +133,17 @@ func (in interaction) toRequest() (ingest.Request, string) {
 			Channel:    Channel,
 			AccountID:  in.ApplicationID,
 			To:         in.ChannelID,
-			Text:       text,
 			ReceivedAt: snowflakeMS(in.ID),
 			ReplyToken: in.Token,
 		},
 	}
 	m := &r.Message
+	var notes []string
+	m.Attachments, notes = attachmentsOf(in.Data)
+	if text != "" {
+		notes = append(notes, text)
+	}
+	m.Text = strings.Join(notes, "\n")
 	if u != nil {
 		m.From = Channel + ":" + u.ID
 		m.SenderName = u.GlobalName
@@ -168,7 +176,8 @@ func (in interaction) toRequest() (ingest.Request, string) {
 }
 
 // commandText is the text a command stands for: /ask's message, or the
-// registry command followed by the string options' values.
+// registry command followed by the options' values (attachment options
+// are not text: see attachmentsOf).
 func commandText(d *commandData) (string, string) {
 	cmd, ok := Commands[strings.ToLower(d.Name)]
 	if !ok {
@@ -179,6 +188,9 @@ func commandText(d *commandData) (string, string) {
 		words = append(words, cmd)
 	}
 	for _, o := range d.Options {
+		if o.Type == OptionTypeAttachment {
+			continue
+		}
 		var s string
 		if json.Unmarshal(o.Value, &s) != nil {
 			s = strings.TrimSpace(string(o.Value)) // a number or boolean option as written

@@ -82,7 +82,7 @@ type Message struct {
 	OutboxID string `json:"outboxId,omitempty"`
 
 	// Attachments are the files that came with the message (a Telegram
-	// photo), as references: the runner fetches their bytes from the
+	// photo, a Discord /ask attachment), as references: the runner fetches their bytes from the
 	// channel when the turn needs them. Text may be empty when there are
 	// attachments.
 	Attachments []Attachment `json:"attachments,omitempty"`
@@ -95,9 +95,14 @@ const AttachmentImage = "image"
 // (the queue's messages are at most 1 MB).
 type Attachment struct {
 	Kind string `json:"kind"` // AttachmentImage
-	// FileID is the channel's handle for the file (Telegram: file_id),
-	// valid for fetching it through the channel's bot.
-	FileID   string `json:"fileId"`
+	// FileID is the channel's handle for the file (Telegram: file_id,
+	// valid for fetching it through the channel's bot; Discord: the
+	// attachment's id, for the record only).
+	FileID string `json:"fileId"`
+	// URL is where the file is fetched from when the channel names one
+	// (Discord: the attachment's signed CDN URL, https, valid about a
+	// day); "" when FileID is the way (Telegram).
+	URL      string `json:"url,omitempty"`
 	MimeType string `json:"mimeType,omitempty"` // as the channel reports it; "" when unknown
 	Size     int64  `json:"size,omitempty"`     // bytes as the channel reports it; 0 when unknown
 }
