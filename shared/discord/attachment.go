@@ -147,7 +147,7 @@ func (c *Client) FetchAttachment(ctx context.Context, a inbound.Attachment, maxB
 	}
 	defer res.Body.Close()
 	if res.StatusCode != http.StatusOK {
-		return nil, fault.New(cdnFault(res.StatusCode), "discord attachment %s: HTTP %d", u.Path, res.StatusCode)
+		return nil, fault.New(fault.OfDownload(res.StatusCode), "discord attachment %s: HTTP %d", u.Path, res.StatusCode)
 	}
 	return readLimited(res, u.Path, maxBytes)
 }
@@ -165,17 +165,4 @@ func readLimited(res *http.Response, path string, maxBytes int64) ([]byte, error
 		return nil, fault.New(fault.Invalid, "discord attachment %s: over the limit of %d bytes", path, maxBytes)
 	}
 	return data, nil
-}
-
-// cdnFault classifies a CDN download's HTTP status.
-func cdnFault(status int) fault.Code {
-	switch {
-	case status == http.StatusNotFound:
-		return fault.NotFound
-	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return fault.Unauthorized
-	case status == http.StatusTooManyRequests || status >= 500:
-		return fault.Unavailable
-	}
-	return fault.Invalid
 }

@@ -92,3 +92,19 @@ func Retryable(err error) bool {
 	}
 	return false
 }
+
+// OfDownload classifies the HTTP status of a failed file download (a
+// channel's file or CDN URL): gone is NotFound, refused is Unauthorized,
+// throttled or a server error is Unavailable (retry), anything else
+// Invalid.
+func OfDownload(status int) Code {
+	switch {
+	case status == 404:
+		return NotFound
+	case status == 401 || status == 403:
+		return Unauthorized
+	case status == 429 || status >= 500:
+		return Unavailable
+	}
+	return Invalid
+}

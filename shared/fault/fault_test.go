@@ -44,3 +44,26 @@ func TestClassification(t *testing.T) {
 		t.Fatal("Wrap loses the cause for logs")
 	}
 }
+
+func TestOfDownload(t *testing.T) {
+	tests := []struct {
+		name   string
+		status int
+		want   Code
+	}{
+		{"gone", 404, NotFound},
+		{"unauthorized", 401, Unauthorized},
+		{"forbidden", 403, Unauthorized},
+		{"throttled", 429, Unavailable},
+		{"server error", 502, Unavailable},
+		{"bad request", 400, Invalid},
+		{"redirect not followed", 302, Invalid},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := OfDownload(tc.status); got != tc.want {
+				t.Errorf("OfDownload(%d) = %v; want %v", tc.status, got, tc.want)
+			}
+		})
+	}
+}

@@ -69,7 +69,7 @@ func (c *Client) Download(ctx context.Context, filePath string, maxBytes int64) 
 	}
 	defer res.Body.Close()
 	if res.StatusCode != http.StatusOK {
-		return nil, fault.New(downloadFault(res.StatusCode), "telegram download %s: HTTP %d", filePath, res.StatusCode)
+		return nil, fault.New(fault.OfDownload(res.StatusCode), "telegram download %s: HTTP %d", filePath, res.StatusCode)
 	}
 	if res.ContentLength > maxBytes {
 		return nil, tooLarge(filePath, res.ContentLength, maxBytes)
@@ -82,19 +82,6 @@ func (c *Client) Download(ctx context.Context, filePath string, maxBytes int64) 
 		return nil, tooLarge(filePath, -1, maxBytes)
 	}
 	return data, nil
-}
-
-// downloadFault classifies a download's HTTP status.
-func downloadFault(status int) fault.Code {
-	switch {
-	case status == http.StatusNotFound:
-		return fault.NotFound
-	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return fault.Unauthorized
-	case status == http.StatusTooManyRequests || status >= 500:
-		return fault.Unavailable
-	}
-	return fault.Invalid
 }
 
 func tooLarge(filePath string, size, maxBytes int64) error {
