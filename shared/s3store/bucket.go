@@ -106,22 +106,13 @@ func (b *Bucket) Get(ctx context.Context, key string) ([]byte, error) {
 // List returns every key that starts with prefix, in lexical (byte) order,
 // following ListObjectsV2 continuation tokens across pages.
 func (b *Bucket) List(ctx context.Context, prefix string) ([]string, error) {
-	in := &s3.ListObjectsV2Input{Bucket: &b.bucket, Prefix: &prefix}
-	if b.pageSize > 0 {
-		in.MaxKeys = aws.Int32(b.pageSize)
+	objs, err := b.ListObjects(ctx, prefix)
+	if err != nil {
+		return nil, err
 	}
-	var keys []string
-	pages := s3.NewListObjectsV2Paginator(b.client, in)
-	for pages.HasMorePages() {
-		page, err := pages.NextPage(ctx)
-		if err != nil {
-			return nil, classify(err, "list objects under "+prefix)
-		}
-		for _, o := range page.Contents {
-			if o.Key != nil {
-				keys = append(keys, *o.Key)
-			}
-		}
+	keys := make([]string, len(objs))
+	for i, o := range objs {
+		keys[i] = o.Key
 	}
 	// S3 already lists in UTF-8 byte order; sorting keeps the contract on
 	// emulators that might not.
