@@ -10,13 +10,7 @@ import (
 // attachmentsOf returns the senders that can fetch a message's attachments
 // (turn.AttachmentSource), by channel: Telegram's and Discord's.
 func attachmentsOf(senders map[string]turn.Sender) map[string]turn.AttachmentSource {
-	out := map[string]turn.AttachmentSource{}
-	for channel, s := range senders {
-		if a, ok := s.(turn.AttachmentSource); ok {
-			out[channel] = a
-		}
-	}
-	return out
+	return sendersThatAre[turn.AttachmentSource](senders)
 }
 
 // FetchAttachment downloads a Telegram attachment (getFile, then the file)

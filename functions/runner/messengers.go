@@ -12,10 +12,15 @@ import (
 // also a turn.Messenger (Telegram, and Discord where it is configured),
 // each acting with the token in force.
 func messengersOf(senders map[string]turn.Sender) map[string]turn.Messenger {
-	out := map[string]turn.Messenger{}
+	return sendersThatAre[turn.Messenger](senders)
+}
+
+// sendersThatAre returns, by channel, the senders that also implement T.
+func sendersThatAre[T any](senders map[string]turn.Sender) map[string]T {
+	out := map[string]T{}
 	for channel, s := range senders {
-		if m, ok := s.(turn.Messenger); ok {
-			out[channel] = m
+		if t, ok := s.(T); ok {
+			out[channel] = t
 		}
 	}
 	return out
