@@ -126,6 +126,13 @@ func (h *interactions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, "not queued")
 		return
 	}
+	h.answer(ctx, w, in, out)
+}
+
+// answer maps the door's outcome to the interaction response: a deferred
+// message for a queued turn (the runner edits it), an ephemeral notice
+// otherwise.
+func (h *interactions) answer(ctx context.Context, w http.ResponseWriter, in interaction, out ingest.Outcome) {
 	switch o := out.(type) {
 	case ingest.Queued:
 		h.log.InfoContext(ctx, "discord interactions: command queued", "id", in.ID, "command", in.Data.Name,
