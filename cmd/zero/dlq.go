@@ -366,7 +366,13 @@ func runDLQRedrive(ctx context.Context, args []string, stdout, stderr io.Writer)
 	res, redriveErr := dlq.Redrive(ctx, sqsqueue.RedriveOptions{Method: m, TargetURL: *to, SourceURL: work, Limit: *limit, Wait: *wait})
 	report.Method, report.Target, report.Moved = string(res.Method), res.Target, res.Moved
 	report.TaskHandle, report.TaskStatus, report.TaskError = res.TaskHandle, res.TaskStatus, res.TaskError
-	// What is left, even after a failure: the operator's next step.
+	return reportRedrive(ctx, stdout, dlq, report, redriveErr, *asJSON)
+}
+
+// reportRedrive adds what is left in the queue (the operator's next step,
+// even after a failure) and prints the outcome; the error is the
+// redrive's, or the move task's failure.
+func reportRedrive(ctx context.Context, stdout io.Writer, dlq *sqsqueue.DLQ, report dlqRedriveReport, redriveErr error, asJSON bool) error {
 	if depth, err := dlq.Depth(context.WithoutCancel(ctx)); err == nil {
 		report.Left = depth.Visible + depth.InFlight
 	} else if redriveErr == nil {
@@ -374,11 +380,11 @@ func runDLQRedrive(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	if redriveErr != nil {
 		if report.Moved > 0 || report.Method != "" {
-			_ = printRedrive(stdout, report, *asJSON)
+			_ = printRedrive(stdout, report, asJSON)
 		}
 		return fmt.Errorf("dlq redrive: %w", redriveErr)
 	}
-	if err := printRedrive(stdout, report, *asJSON); err != nil {
+	if err := printRedrive(stdout, report, asJSON); err != nil {
 		return err
 	}
 	if report.TaskStatus == "FAILED" {
