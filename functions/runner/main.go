@@ -30,6 +30,7 @@ import (
 	"github.com/zero-gateway/zero/functions/internal/ingress"
 	"github.com/zero-gateway/zero/shared/anthropic"
 	"github.com/zero-gateway/zero/shared/awsconfig"
+	"github.com/zero-gateway/zero/shared/contextstore"
 	"github.com/zero-gateway/zero/shared/discord"
 	"github.com/zero-gateway/zero/shared/dynamo"
 	"github.com/zero-gateway/zero/shared/inbound"
@@ -410,6 +411,7 @@ func newProcessor(awsCfg aws.Config, ssmClient *ssm.Client, store *dynamo.Store,
 		Store:        store,
 		Runs:         store.Runs(),
 		Transcript:   transcript.NewLog(bucket),
+		Contexts:     contextstore.New(bucket), // long contexts' base objects under contexts/
 		Workspace:    workspace.NewLoader(bucket, workspace.DefaultTTL, logger),
 		Memory:       memory.NewIndex(bucket),
 		Files:        bucket, // read, write, edit, apply_patch; conditional PutObject/DeleteObject

@@ -17,47 +17,48 @@ const module = "github.com/zero-gateway/zero/"
 // roles of the packages directly under shared/; subpackages (xxxtest)
 // inherit their parent's role.
 var roles = map[string]string{
-	"fault":      "core",
-	"inbound":    "core",
-	"session":    "core",
-	"transcript": "core",
-	"model":      "core",
-	"turn":       "core",
-	"config":     "core",
-	"tool":       "core",
-	"agent":      "core",
-	"run":        "core",
-	"workspace":  "core",
-	"gateway":    "core",
-	"ingest":     "core", // the one door every ingress calls: routing, admission, stop marks, enqueue
-	"secret":     "core", // the catalogue of secrets, their rules, rebuilding on rotation
-	"hooks":      "core", // POST /hooks/wake and /hooks/agent: bearer token, payloads, untrusted envelope
-	"cron":       "core", // cron jobs: the model, validation, Scheduler expressions, the run message, the store port
-	"cost":       "core", // AWS list prices: a run's infrastructure cost from its call counts and Lambda time
-	"memory":     "core", // memory_search / memory_get: BM25 over MEMORY.md and memory/**/*.md, cached per agent
-	"untrusted":  "core", // the envelope around external content (hooks, web tools)
-	"webfetch":   "core", // web_fetch: SSRF guard on the dialed address, limits, readable-content extraction
-	"webui":      "core", // the control page: embedded assets, the handler at GET / and /assets/
-	"webchat":    "core", // the WebChat channel: its name and the runner's no-op sender
-	"files":      "core", // read/write/edit/apply_patch: path rules, limits, conditional writes, the patch format
-	"upstream":   "core", // the upstream session store and JSONL transcripts: read, migrate, import plan, export
-	"dynamo":     "adapter",
-	"s3store":    "adapter",
-	"sqsqueue":   "adapter",
-	"telegram":   "adapter",
-	"discord":    "adapter", // Discord interactions in (Ed25519), replies out (interaction webhooks, bot token)
-	"openai":     "adapter",
-	"anthropic":  "adapter",
-	"bedrock":    "adapter",
-	"httpapi":    "adapter",
-	"ssmparam":   "adapter",
-	"scheduler":  "adapter", // EventBridge Scheduler: one schedule per enabled cron job
-	"brave":      "adapter", // Brave Search API for web_search
-	"sqlitedb":   "adapter", // the upstream SQLite session store, read-only (modernc.org/sqlite, pure Go)
-	"awserr":     "support", // classifies AWS SDK errors for the AWS adapters
-	"awsconfig":  "support", // builds the SDK config for mains and tests
-	"emulator":   "support", // starts the local AWS emulator for tests and `zero dev`
-	"lambdalog":  "support", // the functions' JSON log lines with the Lambda request id
+	"fault":        "core",
+	"inbound":      "core",
+	"session":      "core",
+	"transcript":   "core",
+	"model":        "core",
+	"turn":         "core",
+	"config":       "core",
+	"tool":         "core",
+	"agent":        "core",
+	"run":          "core",
+	"workspace":    "core",
+	"gateway":      "core",
+	"ingest":       "core", // the one door every ingress calls: routing, admission, stop marks, enqueue
+	"secret":       "core", // the catalogue of secrets, their rules, rebuilding on rotation
+	"hooks":        "core", // POST /hooks/wake and /hooks/agent: bearer token, payloads, untrusted envelope
+	"cron":         "core", // cron jobs: the model, validation, Scheduler expressions, the run message, the store port
+	"contextstore": "core", // a session's model context past the store item: immutable base objects plus the inline tail
+	"cost":         "core", // AWS list prices: a run's infrastructure cost from its call counts and Lambda time
+	"memory":       "core", // memory_search / memory_get: BM25 over MEMORY.md and memory/**/*.md, cached per agent
+	"untrusted":    "core", // the envelope around external content (hooks, web tools)
+	"webfetch":     "core", // web_fetch: SSRF guard on the dialed address, limits, readable-content extraction
+	"webui":        "core", // the control page: embedded assets, the handler at GET / and /assets/
+	"webchat":      "core", // the WebChat channel: its name and the runner's no-op sender
+	"files":        "core", // read/write/edit/apply_patch: path rules, limits, conditional writes, the patch format
+	"upstream":     "core", // the upstream session store and JSONL transcripts: read, migrate, import plan, export
+	"dynamo":       "adapter",
+	"s3store":      "adapter",
+	"sqsqueue":     "adapter",
+	"telegram":     "adapter",
+	"discord":      "adapter", // Discord interactions in (Ed25519), replies out (interaction webhooks, bot token)
+	"openai":       "adapter",
+	"anthropic":    "adapter",
+	"bedrock":      "adapter",
+	"httpapi":      "adapter",
+	"ssmparam":     "adapter",
+	"scheduler":    "adapter", // EventBridge Scheduler: one schedule per enabled cron job
+	"brave":        "adapter", // Brave Search API for web_search
+	"sqlitedb":     "adapter", // the upstream SQLite session store, read-only (modernc.org/sqlite, pure Go)
+	"awserr":       "support", // classifies AWS SDK errors for the AWS adapters
+	"awsconfig":    "support", // builds the SDK config for mains and tests
+	"emulator":     "support", // starts the local AWS emulator for tests and `zero dev`
+	"lambdalog":    "support", // the functions' JSON log lines with the Lambda request id
 }
 
 var forbiddenInCore = []string{"github.com/aws/", "github.com/openai/", "github.com/anthropics/"}

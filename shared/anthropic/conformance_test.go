@@ -2,9 +2,12 @@ package anthropic
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/model/modeltest"
@@ -64,11 +67,16 @@ var messagesAPI = modeltest.Vendor{
 			sent.Tools = append(sent.Tools, tool.Name)
 		}
 		for _, m := range req.Messages {
+			wire := modeltest.WireMessage{Role: m.Role}
 			for _, b := range m.Content {
 				switch b.Type {
+				case "text":
+					wire.Text += b.Text
 				case "tool_use":
 					sent.Calls = append(sent.Calls, model.ToolCall{ID: b.ID, Name: b.Name, Arguments: string(b.Input)})
+					wire.Calls = append(wire.Calls, b.ID)
 				case "tool_result":
+					wire.Results = append(wire.Results, b.ToolUseID)
 					var text []string
 					for _, c := range b.Content {
 						text = append(text, c.Text)
@@ -78,8 +86,20 @@ var messagesAPI = modeltest.Vendor{
 					})
 				}
 			}
+			sent.Wire = append(sent.Wire, wire)
 		}
 		return sent, nil
+	},
+	Refuse: func(u modeltest.Unpaired) modeltest.Reply {
+		ids := strings.Join(u.IDs, ", ")
+		message := fmt.Sprintf("messages.%d: `tool_use` ids were found without `tool_result` blocks immediately after: %s. "+
+			"Each `tool_use` block must have a corresponding `tool_result` block in the next message.", u.Message, ids)
+		if u.Orphan {
+			message = fmt.Sprintf("messages.%d.content.%d: unexpected `tool_use_id` found in `tool_result` blocks: %s. "+
+				"Each `tool_result` block must have a corresponding `tool_use` block in the previous message.", u.Message, u.Result, ids)
+		}
+		r := apiError(http.StatusBadRequest, "invalid_request_error", message)
+		return modeltest.Reply{Status: r.status, Header: header(r.header), Body: r.body}
 	},
 }
 
@@ -100,4 +120,55 @@ func header(h map[string]string) http.Header {
 		out.Set(k, v)
 	}
 	return out
+}
+
+// TestFakeRefusesBrokenPairing pins the conformance fake to the real API:
+// a hand-written request whose tool pairing is broken gets the Messages
+// API's own 400, and a sound one is let through.
+func TestFakeRefusesBrokenPairing(t *testing.T) {
+	const (
+		user    = `{"role":"user","content":[{"type":"text","text":"Weather?"}]}`
+		calls   = `{"role":"assistant","content":[{"type":"tool_use","id":"toolu_x","name":"get_weather","input":{}}]}`
+		answerX = `{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_x","content":[{"type":"text","text":"18°C"}]}]}`
+		done    = `{"role":"assistant","content":[{"type":"text","text":"18°C."}]}`
+	)
+	missing := `{"type":"error","error":{"type":"invalid_request_error","message":"messages.1: ` + "`tool_use`" +
+		` ids were found without ` + "`tool_result`" + ` blocks immediately after: toolu_x. Each ` + "`tool_use`" +
+		` block must have a corresponding ` + "`tool_result`" + ` block in the next message."},"request_id":"req_err"}`
+	orphan := func(at string) string {
+		return `{"type":"error","error":{"type":"invalid_request_error","message":"messages.` + at + `: unexpected ` + "`tool_use_id`" +
+			` found in ` + "`tool_result`" + ` blocks: toolu_x. Each ` + "`tool_result`" + ` block must have a corresponding ` + "`tool_use`" +
+			` block in the previous message."},"request_id":"req_err"}`
+	}
+	tests := []struct {
+		name     string
+		messages []string
+		want     refusal
+	}{
+		{"a sound pairing", []string{user, calls, answerX, done, user}, refusal{}},
+		{"a call with no result", []string{user, calls, user}, refusal{true, http.StatusBadRequest, missing}},
+		{"a call the conversation ends on", []string{user, calls}, refusal{true, http.StatusBadRequest, missing}},
+		{"a result that answers no call", []string{answerX}, refusal{true, http.StatusBadRequest, orphan("0.content.0")}},
+		{"a result a turn late", []string{user, calls, answerX, done, answerX}, refusal{true, http.StatusBadRequest, orphan("4.content.0")}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			body := `{"model":"claude-test","max_tokens":1024,"messages":[` + strings.Join(tc.messages, ",") + `]}`
+			_, rep, refused, err := messagesAPI.Check([]byte(body))
+			if err != nil {
+				t.Fatalf("Check: %v", err)
+			}
+			if diff := cmp.Diff(tc.want, refusal{refused, rep.Status, rep.Body}); diff != "" {
+				t.Errorf("the fake's answer (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// refusal is how the conformance fake answered a request: Refused, with
+// the HTTP status and body of its refusal.
+type refusal struct {
+	Refused bool
+	Status  int
+	Body    string
 }

@@ -36,6 +36,12 @@ var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 // name, an unknown role, a tool call or tool result without an id, a tool
 // schema that is not a JSON object, a context with nothing to send, or a
 // max_tokens the SDK refuses to send without streaming.
+//
+// The context goes out with its tool pairing repaired
+// (model.PairedMessages): the API refuses a tool_use block not answered by
+// a tool_result in the very next user message, and a tool_result that
+// answers no tool_use of the message before. A valid history is sent as
+// given.
 func buildParams(req model.Request, defaultMax int64) (sdk.MessageNewParams, error) {
 	if strings.TrimSpace(req.Model) == "" {
 		return sdk.MessageNewParams{}, fault.New(fault.Invalid, "no model name given for the Anthropic provider")
@@ -52,7 +58,11 @@ func buildParams(req model.Request, defaultMax int64) (sdk.MessageNewParams, err
 			"max tokens %d is too large for a non-streaming call to %s; lower it", maxTokens, req.Model)
 	}
 
-	msgs, err := messageParams(req.Messages)
+	history, err := model.PairedMessages("anthropic", req)
+	if err != nil {
+		return sdk.MessageNewParams{}, err
+	}
+	msgs, err := messageParams(history)
 	if err != nil {
 		return sdk.MessageNewParams{}, err
 	}

@@ -14,6 +14,9 @@
 //   - blank text blocks are rejected, so they are left out (a message left
 //     with no block is dropped) and an empty tool result is sent as a
 //     placeholder;
+//   - a toolUse must be answered by a toolResult in the very next user
+//     message, and a toolResult must answer one, so the history's tool
+//     pairing is repaired first (model.PairedMessages);
 //   - toolUse and toolResult blocks are rejected unless toolConfig is set, so
 //     a request without tools (a summary of a conversation that used tools)
 //     carries past tool calls and results as text.
@@ -77,10 +80,20 @@ func (c *Client) Complete(ctx context.Context, req model.Request) (model.Respons
 
 // buildInput translates a model.Request into a ConverseInput. It fails with
 // fault.Invalid, before anything is sent, when the model is missing, a role
-// is unknown, a tool schema is not a JSON object, or no message is left.
+// is unknown, a tool call or tool result has no id, a tool schema is not a
+// JSON object, or no message is left.
+//
+// The messages go out with their tool pairing repaired
+// (model.PairedMessages): Converse refuses a toolUse not answered by a
+// toolResult in the next user message, and a toolResult that answers no
+// toolUse of the turn before. A valid history is sent as given.
 func buildInput(req model.Request) (*bedrockruntime.ConverseInput, error) {
 	if strings.TrimSpace(req.Model) == "" {
 		return nil, fault.New(fault.Invalid, "no model id given for the Bedrock provider")
+	}
+	history, err := model.PairedMessages("bedrock", req)
+	if err != nil {
+		return nil, err
 	}
 	in := &bedrockruntime.ConverseInput{ModelId: aws.String(req.Model)}
 	if strings.TrimSpace(req.System) != "" {
@@ -88,7 +101,7 @@ func buildInput(req model.Request) (*bedrockruntime.ConverseInput, error) {
 	}
 
 	withTools := len(req.Tools) > 0
-	for i, m := range req.Messages {
+	for i, m := range history {
 		if len(m.Images) > 0 {
 			return nil, fault.New(fault.Invalid, "message %d has images, which ZERO's Bedrock adapter does not send (set agents.defaults.imageModel to an openai/ or anthropic/ model)", i)
 		}

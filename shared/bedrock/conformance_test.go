@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/model/modeltest"
@@ -73,11 +74,16 @@ var converseAPI = modeltest.Vendor{
 			}
 		}
 		for _, m := range req.Messages {
+			wire := modeltest.WireMessage{Role: m.Role}
 			for _, b := range m.Content {
 				switch {
+				case b.Text != nil:
+					wire.Text += *b.Text
 				case b.ToolUse != nil:
 					sent.Calls = append(sent.Calls, model.ToolCall{ID: b.ToolUse.ToolUseID, Name: b.ToolUse.Name, Arguments: string(b.ToolUse.Input)})
+					wire.Calls = append(wire.Calls, b.ToolUse.ToolUseID)
 				case b.ToolResult != nil:
+					wire.Results = append(wire.Results, b.ToolResult.ToolUseID)
 					var texts []string
 					for _, c := range b.ToolResult.Content {
 						if c.Text != nil {
@@ -89,8 +95,21 @@ var converseAPI = modeltest.Vendor{
 					})
 				}
 			}
+			sent.Wire = append(sent.Wire, wire)
 		}
 		return sent, nil
+	},
+	Refuse: func(u modeltest.Unpaired) modeltest.Reply {
+		message := fmt.Sprintf("Expected toolResult blocks at messages.%d.content for the following Ids: %s", u.Message+1, strings.Join(u.IDs, ", "))
+		if u.Orphan {
+			message = fmt.Sprintf("The number of toolResult blocks at messages.%d.content exceeds the number of toolUse blocks of previous turn.", u.Message)
+		}
+		r := awsError(http.StatusBadRequest, "ValidationException", message)
+		h := http.Header{}
+		for k, v := range r.header {
+			h.Set(k, v)
+		}
+		return modeltest.Reply{Status: r.status, Header: h, Body: r.body}
 	},
 }
 
@@ -104,4 +123,54 @@ func inputDocument(arguments string) string {
 	}
 	s, _ := json.Marshal(arguments)
 	return string(s)
+}
+
+// TestFakeRefusesBrokenPairing pins the conformance fake to the real API:
+// a hand-written request whose tool pairing is broken gets Converse's own
+// ValidationException, and a sound one is let through.
+func TestFakeRefusesBrokenPairing(t *testing.T) {
+	const (
+		user    = `{"role":"user","content":[{"text":"Weather?"}]}`
+		calls   = `{"role":"assistant","content":[{"toolUse":{"toolUseId":"tooluse_x","name":"get_weather","input":{}}}]}`
+		answerX = `{"role":"user","content":[{"toolResult":{"toolUseId":"tooluse_x","content":[{"text":"18°C"}],"status":"success"}}]}`
+		done    = `{"role":"assistant","content":[{"text":"18°C."}]}`
+	)
+	validation := func(message string) refusal {
+		return refusal{Refused: true, Status: http.StatusBadRequest, Code: "ValidationException", Body: `{"message":"` + message + `"}`}
+	}
+	tests := []struct {
+		name     string
+		messages []string
+		want     refusal
+	}{
+		{"a sound pairing", []string{user, calls, answerX, done, user}, refusal{}},
+		{"a call with no result", []string{user, calls, user},
+			validation("Expected toolResult blocks at messages.2.content for the following Ids: tooluse_x")},
+		{"a result that answers no call", []string{user, done, answerX},
+			validation("The number of toolResult blocks at messages.2.content exceeds the number of toolUse blocks of previous turn.")},
+		{"a second answer to a call", []string{user, calls, answerX, done, answerX},
+			validation("The number of toolResult blocks at messages.4.content exceeds the number of toolUse blocks of previous turn.")},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			body := `{"messages":[` + strings.Join(tc.messages, ",") + `]}`
+			_, rep, refused, err := converseAPI.Check([]byte(body))
+			if err != nil {
+				t.Fatalf("Check: %v", err)
+			}
+			code, _, _ := strings.Cut(rep.Header.Get("X-Amzn-ErrorType"), ":")
+			if diff := cmp.Diff(tc.want, refusal{refused, rep.Status, code, rep.Body}); diff != "" {
+				t.Errorf("the fake's answer (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// refusal is how the conformance fake answered a request: Refused, with
+// the HTTP status, error code and body of its refusal.
+type refusal struct {
+	Refused bool
+	Status  int
+	Code    string
+	Body    string
 }

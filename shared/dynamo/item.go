@@ -1,7 +1,6 @@
 package dynamo
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -10,7 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/contextstore"
+	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/session"
 	"github.com/zero-gateway/zero/shared/turn"
 )
@@ -27,7 +27,9 @@ const (
 	attrState    = "state"
 	attrReply    = "reply"
 	attrSent     = "sent"
-	attrMessages = "messages" // context item: []model.Message as one JSON string
+	attrMessages = "messages" // context item: its inline []model.Message as one JSON string
+	attrBase     = "base"     // context item: the key of its base object (contextstore)
+	attrBaseLen  = "baseLen"  // context item: the messages in that base
 	// attrContextSession is the context item's session id. It is not named
 	// sessionId so that context items stay out of the bySessionId index;
 	// attrLegacySession is the name items written before the index used.
@@ -158,50 +160,29 @@ func expired(item map[string]types.AttributeValue, now time.Time) bool {
 	return err == nil && ttl < now.Unix()
 }
 
-// encodeContext stores the messages as one JSON string attribute: compact
-// (no per-message attribute names) and one read. When that would not fit an
-// item, the oldest messages are dropped until it does.
+// encodeContext stores the context's inline messages as one JSON string
+// attribute (compact: no per-message attribute names; one read), and its
+// base object's key and length (contextstore.Split) when it has one.
+// Nothing is dropped: a context whose item would pass DynamoDB's limit is
+// fault.Invalid (the engine folds long contexts into a base object first).
+// Errors are classified.
 func encodeContext(sessionKey string, c turn.Context) (map[string]types.AttributeValue, error) {
 	item := contextKey(sessionKey)
 	item[attrContextSession] = &types.AttributeValueMemberS{Value: c.SessionID}
-	budget := maxItemBytes - itemSlack - len(pkSession) - len(sessionKey) - len(c.SessionID)
-	msgs, err := encodeMessages(c.Messages, budget)
+	msgs, err := contextstore.Encode(c.Messages)
 	if err != nil {
-		return nil, err
+		return nil, fault.Wrap(fault.Internal, err, "encode context of %s", sessionKey)
 	}
-	item[attrMessages] = &types.AttributeValueMemberS{Value: msgs}
+	budget := maxItemBytes - itemSlack - len(pkSession) - len(sessionKey) - len(c.SessionID) - len(c.Base)
+	if len(msgs) > budget {
+		return nil, fault.New(fault.Invalid, "the inline context of %s is %d bytes, above the item's %d: fold it into a base object", sessionKey, len(msgs), budget)
+	}
+	item[attrMessages] = &types.AttributeValueMemberS{Value: string(msgs)}
+	if c.Base != "" {
+		item[attrBase] = &types.AttributeValueMemberS{Value: c.Base}
+		item[attrBaseLen] = number(int64(c.BaseLen))
+	}
 	return item, nil
-}
-
-// encodeMessages returns the JSON array of the newest messages that fits
-// budget bytes.
-func encodeMessages(msgs []model.Message, budget int) (string, error) {
-	parts := make([][]byte, len(msgs))
-	size := 2 // brackets
-	for i, m := range msgs {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false) // "<" stays 1 byte, not 6
-		if err := enc.Encode(m); err != nil {
-			return "", err
-		}
-		parts[i] = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-		size += len(parts[i]) + 1 // comma
-	}
-	first := 0
-	for first < len(parts) && size > budget {
-		size -= len(parts[first]) + 1
-		first++
-	}
-	out := make([]byte, 0, size)
-	out = append(out, '[')
-	for i, p := range parts[first:] {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, p...)
-	}
-	return string(append(out, ']')), nil
 }
 
 func decodeContext(item map[string]types.AttributeValue) (turn.Context, error) {
@@ -221,6 +202,18 @@ func decodeContext(item map[string]types.AttributeValue) (turn.Context, error) {
 	}
 	if len(c.Messages) == 0 {
 		c.Messages = nil
+	}
+	if b, ok := item[attrBase].(*types.AttributeValueMemberS); ok {
+		c.Base = b.Value
+		n, ok := item[attrBaseLen].(*types.AttributeValueMemberN)
+		if !ok {
+			return c, fmt.Errorf("context item has %s and no %s", attrBase, attrBaseLen)
+		}
+		baseLen, err := strconv.Atoi(n.Value)
+		if err != nil || baseLen < 0 {
+			return c, fmt.Errorf("context item %s %q: not a count", attrBaseLen, n.Value)
+		}
+		c.BaseLen = baseLen
 	}
 	return c, nil
 }

@@ -6,7 +6,7 @@
 // and per inbound message one (see item.go for the layout):
 //
 //	pk "session#<key>"  sk "entry"    the session.Entry, fields named as its JSON tags
-//	pk "session#<key>"  sk "context"  the turn.Context, messages as one JSON string
+//	pk "session#<key>"  sk "context"  the turn.Context: its inline messages as one JSON string, its base object's key and length
 //	pk "msg#<id>"       sk "record"   the turn.Record, with ttl = commit time + RecordTTL
 //
 // A sub-agent session's entry and context carry ttl = its
@@ -126,8 +126,9 @@ func (s *Store) Load(ctx context.Context, key, messageID string) (turn.Snapshot,
 // ClientRequestToken across its own retries, so a retried call that had
 // already succeeded does not turn into a conflict.
 //
-// The context is trimmed (oldest messages first) if its JSON would not fit
-// one item; it is a cache of the transcript.
+// A context whose inline messages would not fit one item is fault.Invalid
+// and nothing is written: the store never drops a message (the engine
+// folds a long context into a contextstore base first).
 func (s *Store) Commit(ctx context.Context, key string, e session.Entry, c turn.Context, r turn.Record) error {
 	items, err := s.commitItems(key, e, c, r, s.now())
 	if err != nil {
@@ -156,7 +157,7 @@ func (s *Store) commitItems(key string, e session.Entry, c turn.Context, r turn.
 	}
 	contextItem, err := encodeContext(key, c)
 	if err != nil {
-		return nil, fault.Wrap(fault.Internal, err, "encode context of %s", key)
+		return nil, err
 	}
 	if ttl, ok := entryItem[attrTTL]; ok {
 		contextItem[attrTTL] = ttl // an archived session's context goes with its entry

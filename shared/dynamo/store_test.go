@@ -220,24 +220,21 @@ func TestContext300KB(t *testing.T) {
 	}
 }
 
-func TestOversizeContextKeepsNewest(t *testing.T) {
+// TestOversizeContextRefused: a context too large for one item is refused
+// whole and nothing is written — the store never drops messages to make
+// it fit (the engine folds long contexts into a base object first).
+func TestOversizeContextRefused(t *testing.T) {
 	ctx := context.Background()
 	s := New(testClient, testTable)
 	key, msg := uniqueIDs(t)
 	c := bigContext(600, 1000) // ~750 KB of JSON: cannot fit one item
-	if err := s.Commit(ctx, key, session.Entry{SessionID: "big", Version: 1}, c, turn.Record{MessageID: msg}); err != nil {
-		t.Fatalf("Commit: %v", err)
+	err := s.Commit(ctx, key, session.Entry{SessionID: "big", Version: 1}, c, turn.Record{MessageID: msg})
+	if !fault.Is(err, fault.Invalid) {
+		t.Fatalf("Commit of a 750 KB context = %v; want fault.Invalid", err)
 	}
 	snap, err := s.Load(ctx, key, msg)
-	if err != nil || snap.Context == nil {
-		t.Fatalf("Load: %+v, %v", snap.Context, err)
-	}
-	got := snap.Context.Messages
-	if len(got) == 0 || len(got) >= len(c.Messages) {
-		t.Fatalf("kept %d of %d messages; want a trimmed, non-empty context", len(got), len(c.Messages))
-	}
-	if !reflect.DeepEqual(got, c.Messages[len(c.Messages)-len(got):]) {
-		t.Fatalf("trimmed context is not the newest messages")
+	if err != nil || snap.Entry != nil || snap.Context != nil || snap.Record != nil {
+		t.Fatalf("Load after a refused commit = %+v, %v; want nothing written", snap, err)
 	}
 }
 

@@ -37,7 +37,7 @@ func (s *Store) PutImported(ctx context.Context, key string, prev *session.Entry
 	}
 	contextItem, err := encodeContext(key, c)
 	if err != nil {
-		return fault.Wrap(fault.Internal, err, "encode context of %s", key)
+		return err
 	}
 	put := &types.Put{TableName: &s.table, Item: entryItem, ConditionExpression: aws.String("attribute_not_exists(pk)")}
 	if prev != nil {

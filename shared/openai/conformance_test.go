@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/model/modeltest"
 )
@@ -85,12 +87,19 @@ var chatCompletions = modeltest.Vendor{
 			sent.Tools = append(sent.Tools, tool.Function.Name)
 		}
 		for i, m := range req.Messages {
+			wire := modeltest.WireMessage{Role: m.Role}
 			for _, c := range m.ToolCalls {
 				sent.Calls = append(sent.Calls, model.ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments})
+				wire.Calls = append(wire.Calls, c.ID)
 			}
 			if m.Role != "tool" {
+				// Content parts (images) carry no text the suite checks.
+				_ = json.Unmarshal(m.Content, &wire.Text)
+				sent.Wire = append(sent.Wire, wire)
 				continue
 			}
+			wire.Results = []string{m.CallID}
+			sent.Wire = append(sent.Wire, wire)
 			var content string
 			if err := json.Unmarshal(m.Content, &content); err != nil {
 				return modeltest.Sent{}, fmt.Errorf("message %d: tool content is not a string: %s", i, m.Content)
@@ -101,10 +110,82 @@ var chatCompletions = modeltest.Vendor{
 		}
 		return sent, nil
 	},
+	Refuse: func(u modeltest.Unpaired) modeltest.Reply {
+		if u.Orphan {
+			return invalidMessages(u.Message,
+				"Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.")
+		}
+		return invalidMessages(u.After, "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. "+
+			"The following tool_call_ids did not have response messages: "+strings.Join(u.IDs, ", "))
+	},
+}
+
+// invalidMessages is OpenAI's 400 refusal of the messages array, its
+// param naming the role of message index (code is null).
+func invalidMessages(index int, message string) modeltest.Reply {
+	type detail struct {
+		Message string  `json:"message"`
+		Type    string  `json:"type"`
+		Param   string  `json:"param"`
+		Code    *string `json:"code"`
+	}
+	body, _ := json.Marshal(struct {
+		Error detail `json:"error"`
+	}{detail{Message: message, Type: "invalid_request_error", Param: fmt.Sprintf("messages.[%d].role", index)}})
+	return modeltest.Reply{Status: http.StatusBadRequest, Body: string(body)}
 }
 
 // wireError is an error answer in OpenAI's error format.
 func wireError(status int, message, typ, code string) modeltest.Reply {
 	r := apiError(status, message, typ, code)
 	return modeltest.Reply{Status: r.status, Body: r.body}
+}
+
+// TestFakeRefusesBrokenPairing pins the conformance fake to the real API:
+// a hand-written request whose tool pairing is broken gets Chat
+// Completions' own 400, and a sound one is let through.
+func TestFakeRefusesBrokenPairing(t *testing.T) {
+	const (
+		system  = `{"role":"system","content":"Be terse."}`
+		user    = `{"role":"user","content":"Weather?"}`
+		calls   = `{"role":"assistant","content":null,"tool_calls":[{"id":"call_x","type":"function","function":{"name":"get_weather","arguments":"{}"}}]}`
+		answerX = `{"role":"tool","tool_call_id":"call_x","content":"18°C"}`
+	)
+	missing := `{"error":{"message":"An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. ` +
+		`The following tool_call_ids did not have response messages: call_x","type":"invalid_request_error","param":"messages.[3].role","code":null}}`
+	tests := []struct {
+		name     string
+		messages []string
+		want     refusal
+	}{
+		{"a sound pairing", []string{system, user, calls, answerX, user}, refusal{}},
+		{"a call with no tool message", []string{system, user, calls, user}, refusal{true, http.StatusBadRequest, missing}},
+		{"a tool message after a user message", []string{system, user, calls, user, answerX}, refusal{true, http.StatusBadRequest, missing}},
+		{"a tool message that answers no call", []string{system, user, answerX}, refusal{true, http.StatusBadRequest,
+			`{"error":{"message":"Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",` +
+				`"type":"invalid_request_error","param":"messages.[2].role","code":null}}`}},
+		{"a second answer to a call", []string{system, user, calls, answerX, answerX}, refusal{true, http.StatusBadRequest,
+			`{"error":{"message":"Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",` +
+				`"type":"invalid_request_error","param":"messages.[4].role","code":null}}`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			body := `{"model":"gpt-test","messages":[` + strings.Join(tc.messages, ",") + `]}`
+			_, rep, refused, err := chatCompletions.Check([]byte(body))
+			if err != nil {
+				t.Fatalf("Check: %v", err)
+			}
+			if diff := cmp.Diff(tc.want, refusal{refused, rep.Status, rep.Body}); diff != "" {
+				t.Errorf("the fake's answer (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// refusal is how the conformance fake answered a request: Refused, with
+// the HTTP status and body of its refusal.
+type refusal struct {
+	Refused bool
+	Status  int
+	Body    string
 }

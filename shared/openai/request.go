@@ -51,15 +51,25 @@ const toolErrorPrefix = "Error: "
 // fails with fault.Invalid, before anything is sent, on a missing model
 // name, an unknown role, a tool call or tool result without an id, or a tool
 // schema that is not a JSON object.
+//
+// The messages go out with their tool pairing repaired
+// (model.PairedMessages): the API refuses an assistant message with
+// tool_calls that is not followed at once by one tool message per call,
+// and a tool message that answers no such call. A valid history is sent
+// as given.
 func buildParams(req model.Request, limit limitField) (sdk.ChatCompletionNewParams, error) {
 	if strings.TrimSpace(req.Model) == "" {
 		return sdk.ChatCompletionNewParams{}, fault.New(fault.Invalid, "no model name given for the OpenAI provider")
 	}
-	msgs := make([]sdk.ChatCompletionMessageParamUnion, 0, len(req.Messages)+1)
+	history, err := model.PairedMessages("openai", req)
+	if err != nil {
+		return sdk.ChatCompletionNewParams{}, err
+	}
+	msgs := make([]sdk.ChatCompletionMessageParamUnion, 0, len(history)+1)
 	if req.System != "" {
 		msgs = append(msgs, sdk.SystemMessage(req.System))
 	}
-	for i, m := range req.Messages {
+	for i, m := range history {
 		p, err := messageParam(m)
 		if err != nil {
 			return sdk.ChatCompletionNewParams{}, fault.New(fault.Invalid, "message %d: %v", i, err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/zero-gateway/zero/shared/agent"
 	"github.com/zero-gateway/zero/shared/config"
+	"github.com/zero-gateway/zero/shared/contextstore"
 	"github.com/zero-gateway/zero/shared/cron"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/files"
@@ -18,11 +19,6 @@ import (
 	"github.com/zero-gateway/zero/shared/session"
 	"github.com/zero-gateway/zero/shared/transcript"
 )
-
-// MaxContextBytes bounds the stored context (it lives in one store item, and
-// DynamoDB items stop at 400 KB). The oldest messages go first; the full
-// history stays in the transcript.
-const MaxContextBytes = 256 << 10
 
 // Sender delivers replies on one channel.
 type Sender interface {
@@ -116,6 +112,10 @@ type Processor struct {
 	// the web_fetch SSRF rules (*webfetch.Fetcher); nil: the image tool
 	// reads workspace paths only.
 	ImageFetch ImageFetcher
+	// Contexts keeps long model contexts as base objects beside the
+	// session's inline context item (contextstore); nil: the context is
+	// stored whole in the item, for stores without an item size limit.
+	Contexts *contextstore.Store
 	// Attachments fetch the files that came with a message (a Telegram
 	// photo), by channel: a vision model sees them, the image tool reads
 	// "attachment:N". A channel without one: the model gets a note.
@@ -206,23 +206,25 @@ func (p *Processor) turn(ctx context.Context, t *turnState, snap Snapshot, attem
 		entry.ProviderOverride, entry.ModelOverride = ref.Provider, ref.Name
 	}
 	path := session.TranscriptPath(m.SessionKey, entry)
-	history := []model.Message(nil)
-	if snap.Context != nil && snap.Context.SessionID == entry.SessionID {
-		history = snap.Context.Messages
-	} else {
-		var err error
-		if history, err = p.history(ctx, entry, path); err != nil {
-			return err
-		}
+	history, split, err := p.loadContext(ctx, snap.Context, entry, path)
+	if err != nil {
+		return err
 	}
 	out, err := p.answer(ctx, t, &entry, history, path, attempt)
 	if err != nil {
 		return err
 	}
 	history = out.apply(&entry, history, t)
+	if out.compaction != nil {
+		split = contextstore.Split{} // the context was replaced: its old base is no prefix of it
+	}
 	archiveSubagent(&entry, t.cfg, m.SessionKey, p.Now().UnixMilli())
 	entry.Version++
-	rec, err := p.commit(ctx, t, entry, Context{SessionID: entry.SessionID, Messages: trimContext(history)}, out, collected)
+	stored, err := p.storeContext(ctx, entry, split, history)
+	if err != nil {
+		return err
+	}
+	rec, err := p.commit(ctx, t, entry, stored, out, collected)
 	if err != nil {
 		return err
 	}
@@ -232,6 +234,7 @@ func (p *Processor) turn(ctx context.Context, t *turnState, snap Snapshot, attem
 // answer produces the turn's output: a command's reply, a compaction, or
 // the model's run.
 func (p *Processor) answer(ctx context.Context, t *turnState, entry *session.Entry, history []model.Message, path string, attempt int) (turnOutput, error) {
+	t.history = history
 	switch t.plan.Step {
 	case StepCommand:
 		reply, err := t.cmd.spec.answer(p, ctx, t, entry) // may change the session's settings
@@ -310,6 +313,9 @@ type turnState struct {
 	// (attachments.go).
 	images    []model.Image
 	imageRefs []inbound.Attachment
+	// history is the context before this turn (set by answer): /status
+	// and session_status estimate its size when the entry reports none.
+	history []model.Message
 }
 
 // startSession returns the entry this message continues: the stored one,
@@ -577,9 +583,54 @@ func (p *Processor) prepareEntry(stored session.Entry, m inbound.Message) sessio
 	return e
 }
 
-// history rebuilds the model context before this turn from the transcript,
-// for when the stored context is missing or belongs to another session.
-func (p *Processor) history(ctx context.Context, e session.Entry, path string) ([]model.Message, error) {
+// loadContext returns the model context this turn starts from and the
+// split it was stored as. A stored context of another session (a reset),
+// or none, or one whose base object is gone (expired by the bucket's
+// lifecycle rule after a long idle time) is rebuilt from the transcript,
+// with no base. A retried turn loads the split the last commit stored, so
+// it starts from the same context as the attempt before it.
+func (p *Processor) loadContext(ctx context.Context, c *Context, e session.Entry, path string) ([]model.Message, contextstore.Split, error) {
+	if c == nil || c.SessionID != e.SessionID {
+		msgs, err := p.rebuildContext(ctx, e, path)
+		return msgs, contextstore.Split{}, err
+	}
+	split := c.Split()
+	if split.Base == "" {
+		return split.Tail, split, nil
+	}
+	if p.Contexts == nil {
+		return nil, split, fault.New(fault.Internal, "the context of %s has a base object and this runner has no context store", e.SessionID)
+	}
+	msgs, err := p.Contexts.Expand(ctx, split)
+	if fault.Is(err, fault.NotFound) {
+		p.log().WarnContext(ctx, "context base missing; rebuilding the context from the transcript", "session_id", e.SessionID, "base", split.Base)
+		msgs, err = p.rebuildContext(ctx, e, path)
+		return msgs, contextstore.Split{}, err
+	}
+	if err != nil {
+		return nil, split, fmt.Errorf("load context of %s: %w", e.SessionID, err)
+	}
+	return msgs, split, nil
+}
+
+// storeContext is the Context a turn commits for msgs, the context after
+// it: folded by p.Contexts (a new base object when the inline tail
+// outgrows its budget), or whole when the runner has no context store
+// (stores without an item limit: tests, tools).
+func (p *Processor) storeContext(ctx context.Context, e session.Entry, prev contextstore.Split, msgs []model.Message) (Context, error) {
+	if p.Contexts == nil {
+		return Context{SessionID: e.SessionID, Messages: msgs}, nil
+	}
+	split, err := p.Contexts.Fold(ctx, contextstore.Folder(e.AgentID, e.SessionID), prev, msgs)
+	if err != nil {
+		return Context{}, fmt.Errorf("store context of %s: %w", e.SessionID, err)
+	}
+	return Context{SessionID: e.SessionID, Base: split.Base, BaseLen: split.BaseLen, Messages: split.Tail}, nil
+}
+
+// rebuildContext rebuilds the model context before this turn from the
+// transcript, for when the stored context is missing or unusable.
+func (p *Processor) rebuildContext(ctx context.Context, e session.Entry, path string) ([]model.Message, error) {
 	if e.TranscriptSeq == 0 {
 		return nil, nil
 	}
@@ -808,16 +859,4 @@ func (p *Processor) log() *slog.Logger {
 // once the configuration is fixed, the retried or redriven message goes out.
 func undeliverable(err error) bool {
 	return fault.Is(err, fault.Invalid) || fault.Is(err, fault.NotFound)
-}
-
-// trimContext drops the oldest messages until the context fits MaxContextBytes.
-func trimContext(msgs []model.Message) []model.Message {
-	size := 0
-	for i := len(msgs) - 1; i >= 0; i-- {
-		size += len(msgs[i].Content) + 32
-		if size > MaxContextBytes {
-			return append([]model.Message(nil), msgs[i+1:]...)
-		}
-	}
-	return msgs
 }

@@ -7,8 +7,8 @@ import (
 
 // ContextOf rebuilds the model context a session's transcript leaves: its
 // message lines in order, a compaction line replacing what came before it
-// by its summary (keeping from its firstKeptEntryId on), trimmed to
-// MaxContextBytes. It is what the runner rebuilds when the stored context
+// by its summary (keeping from its firstKeptEntryId on); nothing else is
+// dropped. It is what the runner rebuilds when the stored context
 // is missing, and what `zero import` stores for an imported session, so
 // the first turn after an import continues the conversation. Lines it
 // cannot parse are skipped. Pure.
@@ -22,5 +22,5 @@ func ContextOf(stream []byte) []model.Message {
 			msgs = append(msgs, fromTranscript(l))
 		}
 	}
-	return trimContext(msgs)
+	return msgs
 }

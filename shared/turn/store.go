@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/zero-gateway/zero/shared/contextstore"
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/run"
 	"github.com/zero-gateway/zero/shared/session"
@@ -52,10 +53,23 @@ type Record struct {
 // Context is the model context the runner keeps beside the entry, so a turn
 // reads it in the same call as the entry instead of re-reading the whole
 // transcript. It is a cache of the transcript: when it is missing (or
-// belongs to another sessionId) the runner rebuilds it from the transcript.
+// belongs to another sessionId, or its base object is gone) the runner
+// rebuilds it from the transcript.
+//
+// A long context is stored as a contextstore.Split: Base names an
+// immutable object holding its first BaseLen messages, and Messages are
+// the ones after it (all of them when Base is ""). Stores keep the three
+// fields as they are; the engine folds and expands them.
 type Context struct {
 	SessionID string          `json:"sessionId"`
+	Base      string          `json:"base,omitempty"`
+	BaseLen   int             `json:"baseLen,omitempty"`
 	Messages  []model.Message `json:"messages"`
+}
+
+// Split is c's messages as contextstore stores them.
+func (c Context) Split() contextstore.Split {
+	return contextstore.Split{Base: c.Base, BaseLen: c.BaseLen, Tail: c.Messages}
 }
 
 // Snapshot is what Load returns.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/zero-gateway/zero/shared/contextstore"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/session"
 	"github.com/zero-gateway/zero/shared/transcript"
@@ -143,8 +144,13 @@ func (im *Importer) write(ctx context.Context, key string, prev *session.Entry, 
 			return fmt.Errorf("write transcript part %d of %s: %w", e.TranscriptSeq, path, err)
 		}
 	}
-	c := turn.Context{SessionID: e.SessionID, Messages: turn.ContextOf(stream)}
-	err := im.Sessions.PutImported(ctx, key, prev, e, c)
+	msgs := turn.ContextOf(stream)
+	split, err := contextstore.New(im.Bucket).Fold(ctx, contextstore.Folder(e.AgentID, e.SessionID), contextstore.Split{}, msgs)
+	if err != nil {
+		return fmt.Errorf("store the context of %s: %w", key, err)
+	}
+	c := turn.Context{SessionID: e.SessionID, Base: split.Base, BaseLen: split.BaseLen, Messages: split.Tail}
+	err = im.Sessions.PutImported(ctx, key, prev, e, c)
 	if err == nil {
 		return nil
 	}

@@ -16,6 +16,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -77,6 +78,9 @@ type Sent struct {
 	Calls []model.ToolCall
 	// Results are the tool results in the history, in order.
 	Results []Result
+	// Wire is every message of the request as the wire carries it, in
+	// order: what the fake checks the tool pairing on (CheckPairing).
+	Wire []WireMessage
 }
 
 // Result is a tool result as a request carries it.
@@ -95,6 +99,10 @@ type Vendor struct {
 	// Read decodes the body of a request the adapter sent; an error (the
 	// body is not the vendor's request format) fails the test.
 	Read func(body []byte) (Sent, error)
+	// Refuse writes the provider's refusal (HTTP 400, its own words and
+	// positions) of a request whose tool pairing is broken: the fake
+	// answers it instead of the scripted reply, as the real API would.
+	Refuse func(u Unpaired) Reply
 	// CacheWrites says the API reports prompt-cache writes; when false the
 	// suite's answers carry no model.Usage.CacheWrite.
 	CacheWrites bool
@@ -133,6 +141,11 @@ var weatherTool = model.ToolSpec{
 //     retryable; rejected credentials are fault.Unauthorized and a context
 //     overflow fault.Invalid wrapping model.ErrContextOverflow, neither
 //     retryable;
+//   - a history whose tool pairing is broken (an orphan result, a call
+//     without a result, a result after a user message) is repaired before
+//     it is sent, so the fake, which refuses a broken pairing the way the
+//     provider does (Vendor.Refuse), accepts it; that refusal is
+//     fault.Invalid;
 //   - a cancelled context (what /stop does) ends the call within
 //     CancelWithin, in flight or waiting to retry, with an error wrapping
 //     context.Canceled, and the cancellation reaches the HTTP request; an
@@ -145,8 +158,8 @@ var weatherTool = model.ToolSpec{
 // every answer once, except where it checks that a retry wait ends with
 // the context. Each subtest runs its own server.
 func TestClient(t *testing.T, v Vendor, newClient func(t *testing.T, s Server, retries int) model.Client) {
-	if v.Answer == nil || v.Fail == nil || v.Read == nil {
-		t.Fatal("modeltest: Vendor.Answer, Fail and Read are all required")
+	if v.Answer == nil || v.Fail == nil || v.Read == nil || v.Refuse == nil {
+		t.Fatal("modeltest: Vendor.Answer, Fail, Read and Refuse are all required")
 	}
 	ctx := context.Background()
 	usage := model.Usage{Input: 1200, Output: 80, CacheRead: 300}
@@ -217,7 +230,7 @@ func TestClient(t *testing.T, v Vendor, newClient func(t *testing.T, s Server, r
 				{CallID: "call_rome", Content: "12°C, rain"},
 			}},
 		}
-		if diff := cmp.Diff(wantSent, sent, sameArguments, cmpopts.EquateEmpty()); diff != "" {
+		if diff := cmp.Diff(wantSent, sent, sameArguments, ignoreWire, cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("what the adapter sent (-want +got):\n%s", diff)
 		}
 	})
@@ -266,9 +279,13 @@ func TestClient(t *testing.T, v Vendor, newClient func(t *testing.T, s Server, r
 		}}
 		// The history may carry the bad arguments verbatim or replaced
 		// (an API that wants an object gets {}): only the pairing matters.
-		if diff := cmp.Diff(wantSent, sent[1], ignoreArguments, cmpopts.EquateEmpty()); diff != "" {
+		if diff := cmp.Diff(wantSent, sent[1], ignoreArguments, ignoreWire, cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("step 2 request (-want +got):\n%s", diff)
 		}
+	})
+
+	t.Run("a broken tool pairing is repaired before it is sent", func(t *testing.T) {
+		testBrokenPairing(t, v, newClient)
 	})
 
 	t.Run("error answers are classified", func(t *testing.T) {
@@ -424,6 +441,10 @@ var sameArguments = cmp.FilterPath(func(p cmp.Path) bool {
 // ignoreArguments leaves tool call arguments out of a comparison.
 var ignoreArguments = cmpopts.IgnoreFields(model.ToolCall{}, "Arguments")
 
+// ignoreWire leaves Sent.Wire, checked by the fake itself, out of a
+// comparison.
+var ignoreWire = cmpopts.IgnoreFields(Sent{}, "Wire")
+
 // isObject reports whether args decode as a JSON object, the rule by which
 // agent.Loop runs a call ("" counts as {}).
 func isObject(args string) bool {
@@ -473,7 +494,7 @@ func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		f.t.Errorf("fake provider: reading the request body: %v", err)
 	}
-	sent, err := f.v.Read(body)
+	sent, refusal, refused, err := f.v.Check(body)
 	if err != nil {
 		f.t.Errorf("fake provider: the request is not in the vendor's format: %v\n%s", err, body)
 	}
@@ -485,6 +506,10 @@ func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
 	select {
 	case f.arrived <- struct{}{}:
 	default: // an earlier request's arrival is still unread
+	}
+	if refused {
+		write(w, refusal)
+		return
 	}
 	if f.hang {
 		select {
@@ -499,7 +524,11 @@ func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusInternalServerError)
 		return
 	}
-	rep := f.replies[min(n, len(f.replies))-1]
+	write(w, f.replies[min(n, len(f.replies))-1])
+}
+
+// write sends rep, as application/json unless its header says otherwise.
+func write(w http.ResponseWriter, rep Reply) {
 	for k, vs := range rep.Header {
 		w.Header()[k] = vs
 	}
@@ -520,4 +549,83 @@ func (f *fake) wantRequests(n int) []Sent {
 		f.t.Fatalf("the server got %d requests, want %d", len(f.sent), n)
 	}
 	return append([]Sent(nil), f.sent...)
+}
+
+// testBrokenPairing sends a history with all three pairing faults and
+// checks that the fake accepted it and what went out, then that the fake
+// refuses what was wrong and the adapter classifies that refusal.
+func testBrokenPairing(t *testing.T, v Vendor, newClient func(t *testing.T, s Server, retries int) model.Client) {
+	ctx := context.Background()
+	small := model.Usage{Input: 10, Output: 5, Total: 15}
+	calls := []model.ToolCall{
+		{ID: "call_paris", Name: weatherTool.Name, Arguments: `{"city":"Paris"}`},
+		{ID: "call_rome", Name: weatherTool.Name, Arguments: `{"city":"Rome"}`},
+	}
+	f := newFake(t, v, v.Answer(Answer{Text: "Rome: 12°C.", Usage: small}))
+	got, err := newClient(t, f.server(), 0).Complete(ctx, model.Request{Model: Model, Tools: []model.ToolSpec{weatherTool},
+		Messages: []model.Message{
+			{Role: model.User, Content: "Weather in Paris and Rome?"},
+			// An orphan: it answers no call (left from a compacted turn).
+			{Role: model.ToolResult, ToolCallID: "call_stale", ToolName: weatherTool.Name, Content: "stale forecast"},
+			{Role: model.Assistant, Content: "Let me check.", ToolCalls: calls},
+			// Arrived while the tools ran: the result after it is out of place.
+			{Role: model.User, Content: "Quickly, please."},
+			{Role: model.ToolResult, ToolCallID: "call_rome", ToolName: weatherTool.Name, Content: "12°C, rain"},
+			// call_paris has no result: the run was stopped.
+		}})
+	if err != nil {
+		t.Fatalf("Complete: %v (did the adapter send the broken pairing as is?)", err)
+	}
+	if diff := cmp.Diff(model.Response{Text: "Rome: 12°C.", StopReason: model.StopEnd, Usage: small}, got); diff != "" {
+		t.Errorf("response (-want +got):\n%s", diff)
+	}
+
+	sent := f.wantRequests(1)[0]
+	want := Sent{Tools: []string{weatherTool.Name}, Calls: calls, Results: []Result{
+		{CallID: "call_rome", Content: "12°C, rain"},
+		{CallID: "call_paris", Content: model.MissingToolResult, IsError: true},
+	}}
+	if diff := cmp.Diff(want, sent, sameArguments, ignoreWire, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("what the adapter sent (-want +got):\n%s", diff)
+	}
+	if !wireSays(sent.Wire, "stale forecast") {
+		t.Errorf("the orphan result's text was not sent: wire %+v", sent.Wire)
+	}
+	checkRefusal(t, v, newClient, sent.Wire)
+}
+
+// checkRefusal checks that the fake would refuse wire with its results
+// taken out, and that the adapter classifies the vendor's refusal as
+// fault.Invalid, neither retryable nor an overflow.
+func checkRefusal(t *testing.T, v Vendor, newClient func(t *testing.T, s Server, retries int) model.Client, wire []WireMessage) {
+	t.Helper()
+	var stripped []WireMessage
+	for _, m := range wire {
+		m.Results = nil
+		if m.Role != "tool" {
+			stripped = append(stripped, m)
+		}
+	}
+	u, bad := CheckPairing(stripped)
+	if !bad || u.Orphan || len(u.IDs) != 2 {
+		t.Fatalf("CheckPairing(the request without its results) = %+v, %v; want its two calls unanswered\nwire: %+v", u, bad, stripped)
+	}
+	f := newFake(t, v, v.Refuse(u))
+	_, err := newClient(t, f.server(), 0).Complete(context.Background(), model.Request{
+		Model: Model, Messages: []model.Message{{Role: model.User, Content: "hi"}},
+	})
+	got := class{fault.CodeOf(err), fault.Retryable(err), errors.Is(err, model.ErrContextOverflow)}
+	if diff := cmp.Diff(class{Code: fault.Invalid}, got); diff != "" || fault.Message(err) == "" {
+		t.Errorf("the provider's pairing refusal: error %v (-want +got):\n%s", err, diff)
+	}
+}
+
+// wireSays reports whether a message of wire has text containing s.
+func wireSays(wire []WireMessage, s string) bool {
+	for _, m := range wire {
+		if strings.Contains(m.Text, s) {
+			return true
+		}
+	}
+	return false
 }

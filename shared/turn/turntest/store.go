@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/run/runtest"
@@ -229,6 +231,21 @@ func TestStore(t *testing.T, newStore func(t *testing.T) turn.Store) {
 		snap, err := s.Load(ctx, key, msg)
 		if err != nil || snap.Context == nil || !reflect.DeepEqual(*snap.Context, big) {
 			t.Fatalf("large context did not round-trip (err %v)", err)
+		}
+	})
+	t.Run("a context with a base object round-trips", func(t *testing.T) {
+		s := newStore(t)
+		key, msg := ids(t)
+		c := turn.Context{SessionID: "s", Base: "contexts/main/s/0a1b.json", BaseLen: 42, Messages: []model.Message{{Role: "user", Content: "after the base"}}}
+		if err := s.Commit(ctx, key, entry(1), c, record(key, msg)); err != nil {
+			t.Fatalf("Commit: %v", err)
+		}
+		snap, err := s.Load(ctx, key, msg)
+		if err != nil || snap.Context == nil {
+			t.Fatalf("Load: %+v, %v", snap.Context, err)
+		}
+		if diff := cmp.Diff(c, *snap.Context); diff != "" {
+			t.Errorf("context (-committed +loaded):\n%s", diff)
 		}
 	})
 	t.Run("collected messages are recorded done with the turn", func(t *testing.T) {
