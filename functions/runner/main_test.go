@@ -88,6 +88,13 @@ func (f *fakeTelegram) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // newRunner wires the runner as main does, on the provisioned resources.
 func newRunner(t *testing.T, model string, extraEnv map[string]string) (*turntest.CrashStore, func(inbound.Message, int) events.SQSEventResponse, *fakeTelegram) {
 	t.Helper()
+	return newCountedRunner(t, model, extraEnv, nil)
+}
+
+// newCountedRunner is newRunner whose AWS calls (and their bytes) are
+// counted on calls.
+func newCountedRunner(t *testing.T, model string, extraEnv map[string]string, calls *awsconfig.Counter) (*turntest.CrashStore, func(inbound.Message, int) events.SQSEventResponse, *fakeTelegram) {
+	t.Helper()
 	tg := &fakeTelegram{}
 	srv := httptest.NewServer(tg)
 	t.Cleanup(srv.Close)
@@ -111,7 +118,7 @@ func newRunner(t *testing.T, model string, extraEnv map[string]string) (*turntes
 	for k, v := range env {
 		t.Setenv(k, v)
 	}
-	app, err := setup(context.Background(), slog.New(slog.DiscardHandler), nil)
+	app, err := setup(context.Background(), slog.New(slog.DiscardHandler), calls)
 	if err != nil {
 		t.Fatal(err)
 	}

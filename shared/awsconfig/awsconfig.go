@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/smithy-go/middleware"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
 
 // Load returns the default SDK config. When counter is non-nil every call
@@ -31,16 +32,35 @@ func Load(ctx context.Context, counter *Counter) (aws.Config, error) {
 	return cfg, nil
 }
 
-// Counter counts AWS API calls. Safe for concurrent use.
+// Counter counts AWS API calls, and the bytes their requests sent and
+// their responses returned (Content-Length as sent and received; a
+// response without one counts 0). Safe for concurrent use.
 type Counter struct {
 	mu    sync.Mutex
 	calls map[string]int
+	sent  map[string]int64 // request bytes by service
+	recv  map[string]int64 // response bytes by service
 }
 
 // NewCounter returns an empty counter.
 func NewCounter() *Counter { return &Counter{calls: map[string]int{}} }
 
 func (c *Counter) middleware(stack *middleware.Stack) error {
+	if err := stack.Deserialize.Add(middleware.DeserializeMiddlewareFunc("zeroByteCounter",
+		func(ctx context.Context, in middleware.DeserializeInput, next middleware.DeserializeHandler) (middleware.DeserializeOutput, middleware.Metadata, error) {
+			out, md, err := next.HandleDeserialize(ctx, in)
+			var sent, recv int64
+			if req, ok := in.Request.(*smithyhttp.Request); ok {
+				sent = max(req.ContentLength, 0)
+			}
+			if resp, ok := out.RawResponse.(*smithyhttp.Response); ok {
+				recv = max(resp.ContentLength, 0)
+			}
+			c.addBytes(middleware.GetServiceID(ctx), sent, recv)
+			return out, md, err
+		}), middleware.Before); err != nil {
+		return err
+	}
 	return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("zeroCallCounter",
 		func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
 			op := middleware.GetServiceID(ctx) + "." + middleware.GetOperationName(ctx)
@@ -58,6 +78,24 @@ func (c *Counter) add(op string) {
 	c.mu.Unlock()
 }
 
+func (c *Counter) addBytes(service string, sent, recv int64) {
+	c.mu.Lock()
+	if c.sent == nil {
+		c.sent, c.recv = map[string]int64{}, map[string]int64{}
+	}
+	c.sent[service] += sent
+	c.recv[service] += recv
+	c.mu.Unlock()
+}
+
+// Bytes returns the request bytes sent and response bytes received so
+// far, by service ("DynamoDB", "S3", ...).
+func (c *Counter) Bytes() (sent, received map[string]int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.sent), maps.Clone(c.recv)
+}
+
 // Total is the number of calls counted so far.
 func (c *Counter) Total() int {
 	c.mu.Lock()
@@ -73,6 +111,7 @@ func (c *Counter) Total() int {
 func (c *Counter) Reset() {
 	c.mu.Lock()
 	c.calls = map[string]int{}
+	c.sent, c.recv = nil, nil
 	c.mu.Unlock()
 }
 

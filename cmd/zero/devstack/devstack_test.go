@@ -261,7 +261,7 @@ func startStack(t *testing.T, opts Options) *Stack {
 		opts.Output = testWriter{t}
 	}
 	opts.Logf = t.Logf
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // the first builds are slow on a busy machine
 	defer cancel()
 	st, err := Start(ctx, opts)
 	if err != nil {
