@@ -213,6 +213,33 @@ func TestMessageOfARun(t *testing.T) {
 			if err := got.Validate(); err != nil {
 				t.Error(err)
 			}
+			if !cron.Fired(got) {
+				t.Error("cron.Fired(the run's message) = false")
+			}
+		})
+	}
+}
+
+// TestFiredOnlyForARunsMessage: messages that are not a job's run are
+// not fired ones, even in a job's session or with a cron-like id.
+func TestFiredOnlyForARunsMessage(t *testing.T) {
+	run := inbound.Message{ID: "cron:daily:1764140400000", SessionKey: "agent:ops:cron:daily", From: "cron"}
+	for _, tc := range []struct {
+		name string
+		edit func(m *inbound.Message)
+	}{
+		{"a chat.send", func(m *inbound.Message) { m.ID, m.From = "api:k1", "" }},
+		{"a forged id", func(m *inbound.Message) { m.From = "" }},
+		{"another sender", func(m *inbound.Message) { m.From = "telegram:7" }},
+		{"a flow step", func(m *inbound.Message) { m.Flow = &inbound.Flow{Kind: inbound.FlowReply} }},
+		{"a cron wake", func(m *inbound.Message) { m.ID = "wake:w1" }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := run
+			tc.edit(&m)
+			if cron.Fired(m) {
+				t.Errorf("cron.Fired(%+v) = true", m)
+			}
 		})
 	}
 }

@@ -19,8 +19,8 @@ func AgentOf(j Job, cfg *config.Config) string {
 
 // SessionKey is the session a run of j lands in: for an isolated job
 // agent:<agentId>:cron:<jobId> (the runner starts a fresh sessionId on
-// every message to a cron key: turn.ResetCron), for a main job the
-// agent's main session.
+// every run's message, Fired, to a cron key: turn.ResetCron), for a main
+// job the agent's main session.
 func SessionKey(j Job, cfg *config.Config) string {
 	agentID := AgentOf(j, cfg)
 	if j.SessionTarget == TargetMain {
@@ -33,7 +33,24 @@ func SessionKey(j Job, cfg *config.Config) string {
 // runner's record key) of one run of job jobID: fireKey must be unique
 // per fire and the same on every delivery of it (the scheduled time of a
 // schedule's fire; a fresh id for cron.run).
-func MessageID(jobID, fireKey string) string { return "cron:" + jobID + ":" + fireKey }
+func MessageID(jobID, fireKey string) string { return messagePrefix + jobID + ":" + fireKey }
+
+// messagePrefix starts the id of every message a job's run queues.
+const messagePrefix = "cron:"
+
+// sender is the From (and To and SenderName) of a job's messages.
+const sender = "cron"
+
+// Fired reports whether m is the message of one run of a job (Message:
+// a schedule's fire or cron.run), as opposed to anything else that lands
+// in a job's session: a sessions_send, an agent-to-agent reply-back
+// round, a chat.send or agent call. Only a fired message starts the
+// job's session afresh (turn.ResetCron). Channels, the gateway and the
+// flows mint other ids ("telegram:…", "api:…", "a2a:…"), and none sends
+// from "cron".
+func Fired(m inbound.Message) bool {
+	return strings.HasPrefix(m.ID, messagePrefix) && m.From == sender && m.Flow == nil
+}
 
 // SystemEvent is the text a main-session job queues.
 func SystemEvent(j Job) string {
@@ -54,9 +71,9 @@ func Message(j Job, cfg *config.Config, fireKey string, firedAt time.Time) inbou
 		SessionKey: SessionKey(j, cfg),
 		Channel:    inbound.Internal,
 		ChatType:   inbound.Direct,
-		From:       "cron",
-		To:         "cron",
-		SenderName: "cron",
+		From:       sender,
+		To:         sender,
+		SenderName: sender,
 		ReceivedAt: firedAt.UnixMilli(),
 	}
 	if j.SessionTarget == TargetMain {

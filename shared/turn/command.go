@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/zero-gateway/zero/shared/config"
+	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/session"
 )
 
@@ -129,14 +130,17 @@ func (p *Processor) setSendPolicy(ctx context.Context, t *turnState, e *session.
 	return "Usage: /send on | off | inherit"
 }
 
-// status answers /status from the entry, without the model.
+// status answers /status from the entry and the turn's context, without
+// the model.
 func (p *Processor) status(t *turnState, e session.Entry) string {
-	return p.statusOf(t.cfg, t.msg.SessionKey, e, t.reset == ResetStale)
+	return p.statusOf(t.cfg, t.msg.SessionKey, e, t.history, t.reset == ResetStale)
 }
 
-// statusOf is the status report of the session key whose entry is e;
+// statusOf is the status report of the session key whose entry is e and
+// whose context is history (nil when not loaded: the context line then
+// estimates 0 where the entry reports no tokens; see contextLine);
 // expired says the session just replaced one that expired.
-func (p *Processor) statusOf(cfg *config.Config, key string, e session.Entry, expired bool) string {
+func (p *Processor) statusOf(cfg *config.Config, key string, e session.Entry, history []model.Message, expired bool) string {
 	var b strings.Builder
 	b.WriteString("ZERO is reachable.\n")
 	fmt.Fprintf(&b, "Session: %s\n", session.Display(key, cfg.Keys()))
@@ -151,11 +155,7 @@ func (p *Processor) statusOf(cfg *config.Config, key string, e session.Entry, ex
 		source = "set for this session"
 	}
 	fmt.Fprintf(&b, "Model: %s (%s)\n", ref, source)
-	if e.ContextTokens > 0 {
-		fmt.Fprintf(&b, "Context: %d of %d tokens (%d%%)\n", e.TotalTokens, e.ContextTokens, e.TotalTokens*100/e.ContextTokens)
-	} else {
-		fmt.Fprintf(&b, "Context: %d tokens used\n", e.TotalTokens)
-	}
+	b.WriteString(p.contextLine(cfg, e, history) + "\n")
 	fmt.Fprintf(&b, "Thinking: %s · Verbose: %s\n", orDefault(e.ThinkingLevel, "off"), orDefault(e.VerboseLevel, "off"))
 	policy := "from config"
 	if e.SendPolicy != "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/model"
@@ -46,6 +47,12 @@ func (p *Processor) commit(ctx context.Context, t *turnState, entry session.Entr
 func (p *Processor) record(ctx context.Context, t *turnState, entry session.Entry, out turnOutput, collected []string) Record {
 	m := t.msg
 	rec := Record{MessageID: m.ID, SessionKey: m.SessionKey, State: Committed, Reply: out.text, Delivery: entry.DeliveryContext, Collected: collected}
+	if out.absorbed != nil {
+		// The orphan parts' messages are answered history now: recorded
+		// done with this turn, so one redriven from the dead-letter
+		// queue is a duplicate, not a second answer.
+		rec.Collected = append(slices.Clip(rec.Collected), out.absorbed.sources...)
+	}
 	if !out.command {
 		rec.Outcome, rec.Usage = out.status(), out.runUsage()
 	}

@@ -140,77 +140,70 @@ func estimateTokens(msgs []model.Message) int64 {
 }
 
 // compactCommand runs /compact [instructions]: it compacts the context now
-// and records the compaction as the turn's transcript part (create-only; a
-// retry adopts the part its predecessor wrote). The answer is a command
-// reply; with too little history it compacts nothing and says so.
+// and records the compaction as the turn's transcript part, create-only,
+// at the first free seq past the entry: orphan parts on the way (messages
+// whose commit never landed, see orphans) are absorbed, the compaction
+// keeping their messages after the summary. A retry adopts the part its
+// predecessor wrote. The answer is a command reply; with too little
+// history it compacts nothing, writes nothing and says so (orphans are
+// then left to the next turn).
 func (p *Processor) compactCommand(ctx context.Context, t *turnState, e session.Entry, history []model.Message, path string, attempt int) (turnOutput, error) {
 	m := t.msg
-	seq := e.TranscriptSeq + 1
-	done := func(c *compaction) turnOutput {
-		return turnOutput{command: true, compaction: c, text: fmt.Sprintf(
-			"Compacted: %d earlier messages are now a summary (about %d tokens before); the last %d turns are kept as they were.",
-			c.dropped, c.line.TokensBefore, keepTurns)}
-	}
+	o := newOrphans(path, e, history)
+	var own []transcript.Line
+	var err error
 	if attempt > 1 {
-		if c, err := p.adoptCompaction(ctx, path, seq, m.ID, history); err != nil || c != nil {
-			if c != nil {
-				return done(c), nil
-			}
+		if own, err = p.claim(ctx, m.ID, o); err != nil {
 			return turnOutput{}, err
 		}
 	}
-	c, err := p.compact(ctx, t, p.modelFor(t.cfg, e), history, t.cmd.rest, e.TotalTokens)
-	if err != nil {
-		return turnOutput{}, err
-	}
-	if c == nil {
-		return turnOutput{command: true, text: "Nothing to compact yet: the conversation is only a few turns long."}, nil
-	}
-	line := c.line
-	line.ID, line.SourceID, line.Timestamp = transcript.EntryID(m.ID, compactionLine), m.ID, transcript.Timestamp(p.Now())
-	if e.LastEntryID != "" {
-		parent := e.LastEntryID
-		line.ParentID = &parent
-	}
-	var lines []any
-	if seq == 1 {
-		lines = append(lines, transcript.Header{Type: "session", Version: 3, ID: e.SessionID, Timestamp: line.Timestamp, Cwd: "agents/" + e.AgentID + "/workspace"})
-	}
-	switch err := p.Transcript.WritePart(ctx, path, seq, append(lines, line)); {
-	case fault.Is(err, fault.Conflict):
-		adopted, err := p.adoptCompaction(ctx, path, seq, m.ID, history)
+	var c *compaction
+	if own == nil {
+		if c, err = p.compact(ctx, t, p.modelFor(t.cfg, e), o.history, t.cmd.rest, e.TotalTokens); err != nil {
+			return turnOutput{}, err
+		}
+		if c == nil {
+			return turnOutput{command: true, text: "Nothing to compact yet: the conversation is only a few turns long."}, nil
+		}
+		own, err = p.place(ctx, m.ID, o, func(seq int64, parent string) []any {
+			c.line.ID, c.line.SourceID, c.line.Timestamp, c.line.ParentID = transcript.EntryID(m.ID, compactionLine), m.ID, transcript.Timestamp(p.Now()), nil
+			if parent != "" {
+				c.line.ParentID = &parent
+			}
+			if seq == 1 {
+				return []any{transcript.Header{Type: "session", Version: 3, ID: e.SessionID, Timestamp: c.line.Timestamp, Cwd: "agents/" + e.AgentID + "/workspace"}, c.line}
+			}
+			return []any{c.line}
+		})
 		if err != nil {
 			return turnOutput{}, err
 		}
-		if adopted == nil {
-			return turnOutput{}, fault.New(fault.Conflict, "transcript part %d of %s belongs to another message", seq, path)
-		}
-		c = adopted
-	case err != nil:
-		return turnOutput{}, fmt.Errorf("write transcript part %d: %w", seq, err)
-	default:
-		c.line = line
-		c.history = applyCompaction(history, line)
 	}
-	return done(c), nil
+	if own != nil {
+		if c = adoptCompaction(own, m.ID, o.history); c == nil {
+			return turnOutput{}, fault.New(fault.Internal, "transcript part %d of %s holds no compaction of %s", o.seq, path, m.ID)
+		}
+	} else if len(o.sources) > 0 {
+		c.dropped = max(0, keptIndex(o.history, c.line.FirstKeptEntryID)) // counted as a retry counts it
+	}
+	c.history = applyCompaction(o.history, c.line)
+	out := turnOutput{command: true, compaction: c, text: fmt.Sprintf(
+		"Compacted: %d earlier messages are now a summary (about %d tokens before); the last %d turns are kept as they were.",
+		c.dropped, c.line.TokensBefore, keepTurns)}
+	o.into(&out)
+	return out, nil
 }
 
-// adoptCompaction returns the compaction recorded in part seq for
-// messageID, or nil when the part does not exist or is another message's.
-func (p *Processor) adoptCompaction(ctx context.Context, path string, seq int64, messageID string, history []model.Message) (*compaction, error) {
-	lines, err := p.Transcript.Part(ctx, path, seq)
-	if fault.Is(err, fault.NotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read transcript part %d: %w", seq, err)
-	}
+// adoptCompaction returns the compaction recorded in lines (a part of
+// messageID's, written by a killed attempt) over history, the context
+// before the part, or nil when it holds none.
+func adoptCompaction(lines []transcript.Line, messageID string, history []model.Message) *compaction {
 	for _, l := range lines {
 		if l.Type == "compaction" && l.SourceID == messageID {
-			return &compaction{line: l, history: applyCompaction(history, l), dropped: max(0, keptIndex(history, l.FirstKeptEntryID))}, nil
+			return &compaction{line: l, history: applyCompaction(history, l), dropped: max(0, keptIndex(history, l.FirstKeptEntryID))}
 		}
 	}
-	return nil, nil
+	return nil
 }
 
 // keptIndex is the position of the message recorded as entryID, or -1.

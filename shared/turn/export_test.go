@@ -11,3 +11,6 @@ import (
 func (p *Processor) FinishSubagent(ctx context.Context, m inbound.Message, rec Record) error {
 	return p.finishSubagent(ctx, m, rec)
 }
+
+// FlushMarker exposes flushMarker (the memory flush's claim marker).
+var FlushMarker = flushMarker

@@ -13,6 +13,7 @@ import (
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/files"
 	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/turn"
 )
 
 // workspaceStore is a files.Store in memory with S3's conditional
@@ -132,7 +133,7 @@ func TestMemoryFlushBeforeAutoCompaction(t *testing.T) {
 			ws := newWorkspaceStore()
 			r.proc.Files = ws
 			if tt.premarked {
-				ws.Put(context.Background(), "agents/main/workspace/.zero/flush/telegram:42:4", nil, "")
+				ws.Put(context.Background(), "agents/main/workspace/.zero/"+turn.FlushMarker("telegram:42:4"), nil, "")
 			}
 			for i := 1; i <= 4; i++ {
 				r.handle(t, msg(i, fmt.Sprintf("t%d", i)))
@@ -148,7 +149,7 @@ func TestMemoryFlushBeforeAutoCompaction(t *testing.T) {
 			if wrote != tt.wantFlush {
 				t.Errorf("note written = %v; want %v", wrote, tt.wantFlush)
 			}
-			if _, marked := ws.objs["agents/main/workspace/.zero/flush/telegram:42:4"]; marked != (tt.wantFlush || tt.premarked) {
+			if _, marked := ws.objs["agents/main/workspace/.zero/"+turn.FlushMarker("telegram:42:4")]; marked != (tt.wantFlush || tt.premarked) {
 				t.Errorf("flush marker = %v", marked)
 			}
 			last := llm.seen[len(llm.seen)-1]

@@ -2,8 +2,11 @@ package turn
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/zero-gateway/zero/shared/agent"
 	"github.com/zero-gateway/zero/shared/files"
@@ -23,13 +26,27 @@ const memoryFlushPrompt = "Pre-compaction memory flush: this conversation is abo
 // flush reply is ever delivered.
 const silentReply = "NO_REPLY"
 
+// flushCallPrefix namespaces the flush's tool call ids (see scopeCallID).
+const flushCallPrefix = "flush-"
+
 // flushMemory runs the pre-compaction memory flush before an automatic
-// compaction: a silent agent turn, with the run's tools, that reminds the
-// model to write durable notes to memory/ files. It runs only when the
-// workspace is writable for this run (the Processor has Files and the tool
-// policy allows write, edit or apply_patch). Its reply and messages are
+// compaction: a silent agent turn that reminds the model to write durable
+// notes to its memory files. It is a restricted run (flushTools): it is
+// offered only read, memory_search, memory_get and the writing file
+// tools, which refuse any path but MEMORY.md and memory/**; it cannot
+// message, send to or spawn sessions, schedule, change the config or
+// fetch the web. It runs only when it can write (the Processor has Files
+// and the tool policy allows write, edit or apply_patch). The user's
+// images do not go with its prompt. Its reply and messages are
 // discarded: nothing is delivered, nothing reaches the transcript or the
 // context; only the files it wrote remain.
+//
+// It runs inside the turn's run, before the real run: its tool events
+// go to the run's event stream in order (one recorder numbers both), with
+// tool call ids prefixed "flush-", so they never collide with the real
+// run's (a local server numbers calls "call_0", "call_1", … in every
+// run). Ordinal-keyed tools (sessions_send, sessions_spawn, cron) are not
+// offered, so the real run's n-th send or spawn keeps its id.
 //
 // Idempotent under retries: it first creates the marker
 // .zero/flush/<message id> in the workspace (If-None-Match: *), and a
@@ -37,22 +54,33 @@ const silentReply = "NO_REPLY"
 // flush per message, even when an attempt died during the flush. A flush
 // that fails is logged; the turn goes on to compact.
 func (p *Processor) flushMemory(ctx context.Context, t *turnState, e session.Entry, history []model.Message, ref model.Ref) {
-	if p.Files == nil || !canWrite(p.tools(ctx, t, e, ref)) {
+	ctx = withFlush(ctx)
+	flush := *t
+	flush.images = nil
+	if p.Files == nil || !canWrite(p.tools(ctx, &flush, e, ref)) {
 		return
 	}
 	agentID := agentOf(t.msg.SessionKey, e)
-	claimed, err := files.NewSession(p.Files, workspace.Prefix(agentID)).Claim(ctx, "flush/"+t.msg.ID)
+	claimed, err := files.NewSession(p.Files, workspace.Prefix(agentID)).Claim(ctx, flushMarker(t.msg.ID))
 	if err != nil || !claimed {
 		p.log().InfoContext(ctx, "memory flush skipped", "session", t.msg.SessionKey, "message", t.msg.ID, "claimed_before", !claimed && err == nil, "err", err)
 		return
 	}
 	prompt := fmtFlushPrompt(p.Now().UTC().Format("2006-01-02"))
-	out, err := p.complete(ctx, t, e, history, prompt, ref)
+	out, err := p.complete(ctx, &flush, e, history, prompt, ref)
 	if err != nil {
 		p.log().WarnContext(ctx, "memory flush failed; compacting anyway", "session", t.msg.SessionKey, "err", err)
 		return
 	}
 	p.log().InfoContext(ctx, "memory flush done", "session", t.msg.SessionKey, "messages", len(out.messages), "silent", out.text == silentReply)
+}
+
+// flushMarker is the claim marker of message id's flush: the id's hash,
+// since ids carry characters (":") that do not belong in an object key
+// (the emulator refused such a key's signature, so the flush never ran).
+func flushMarker(id string) string {
+	sum := sha256.Sum256([]byte(id))
+	return "flush/" + hex.EncodeToString(sum[:16])
 }
 
 // canWrite reports whether tools include one that writes workspace files.
@@ -68,3 +96,28 @@ func canWrite(tools []agent.Tool) bool {
 
 // fmtFlushPrompt is memoryFlushPrompt for the day date (YYYY-MM-DD).
 func fmtFlushPrompt(date string) string { return fmt.Sprintf(memoryFlushPrompt, date) }
+
+// flushKey marks the context of the memory flush's run.
+type flushKey struct{}
+
+// withFlush marks ctx as the memory flush's run: p.tools offers it
+// flushTools, and its tool calls get flush-scoped ids (scopeCallID).
+func withFlush(ctx context.Context) context.Context { return context.WithValue(ctx, flushKey{}, true) }
+
+// inFlush reports whether ctx is the memory flush's run (withFlush).
+func inFlush(ctx context.Context) bool {
+	on, _ := ctx.Value(flushKey{}).(bool)
+	return on
+}
+
+// scopeCallID is the first BeforeToolCall hook of every run: in the
+// memory flush it prefixes the call's id with flushCallPrefix, so the run
+// events, the plugin hooks and the AfterToolCall hooks of the flush's
+// calls never share an id with the real run's. Other runs' ids are left
+// as the model made them.
+func scopeCallID(ctx context.Context, c *agent.ToolCall) error {
+	if inFlush(ctx) && !strings.HasPrefix(c.ID, flushCallPrefix) {
+		c.ID = flushCallPrefix + c.ID
+	}
+	return nil
+}

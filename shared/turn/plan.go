@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/zero-gateway/zero/shared/config"
+	"github.com/zero-gateway/zero/shared/cron"
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/session"
@@ -40,7 +41,7 @@ const (
 	ResetNone    ResetReason = ""
 	ResetNewKey  ResetReason = "new-key" // the key had no session
 	ResetCommand ResetReason = "new"     // /new, /reset or another reset trigger
-	ResetCron    ResetReason = "cron"    // every cron run starts afresh
+	ResetCron    ResetReason = "cron"    // every run of a cron job starts afresh
 	ResetStale   ResetReason = "stale"   // the daily or idle reset passed
 )
 
@@ -90,7 +91,10 @@ func PlanTurn(snap Snapshot, m inbound.Message, cfg *config.Config, now time.Tim
 	return p
 }
 
-// resetReason says whether m starts a new session, and why.
+// resetReason says whether m starts a new session, and why. A cron
+// session (agent:<id>:cron:<job>) starts afresh only for a job's run
+// (cron.Fired); anything else sent into it (sessions_send, a reply-back
+// round, chat.send, an agent call) continues its history.
 func resetReason(snap Snapshot, m inbound.Message, cfg *config.Config, cmd command, now time.Time) ResetReason {
 	if snap.Entry == nil {
 		return ResetNewKey
@@ -99,7 +103,7 @@ func resetReason(snap Snapshot, m inbound.Message, cfg *config.Config, cmd comma
 	switch {
 	case cmd.reset:
 		return ResetCommand
-	case session.Kind(m.SessionKey, cfg.Keys()) == session.KindCron:
+	case session.Kind(m.SessionKey, cfg.Keys()) == session.KindCron && cron.Fired(m):
 		return ResetCron
 	case lc.Stale(lc.PolicyFor(m.Channel, session.ResetTypeOf(m.ChatType, m.ThreadID)), snap.Entry.UpdatedAt, now):
 		return ResetStale

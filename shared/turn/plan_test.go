@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/zero-gateway/zero/shared/config"
+	"github.com/zero-gateway/zero/shared/cron"
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/session"
@@ -81,6 +82,52 @@ func TestPlanTurn(t *testing.T) {
 			}
 			if again := PlanTurn(tt.snap, tt.msg, cfg, now); !cmp.Equal(got, again, cmp.AllowUnexported(command{}), cmpopts.IgnoreFields(command{}, "spec")) {
 				t.Errorf("a retry planned differently: %+v then %+v", got, again)
+			}
+		})
+	}
+}
+
+// TestResetCronOnlyForFiredMessages: a cron session starts afresh for a
+// job's run only; a sessions_send, a reply-back round, a chat.send or a
+// webhook into the same session continues its history.
+func TestResetCronOnlyForFiredMessages(t *testing.T) {
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	cfg := config.Default()
+	const key = "agent:main:cron:digest"
+	job := cron.Job{ID: "digest", Name: "digest", AgentID: "main", SessionTarget: cron.TargetIsolated, Payload: cron.Payload{Message: "summarise"}}
+	p := &Processor{Now: func() time.Time { return now }}
+	caller := inbound.Message{ID: "telegram:42:1", AgentID: "main", SessionKey: "agent:main:main", Channel: "telegram"}
+	send := sessionsSendTool{p: p, view: sessionView{cfg: cfg, agentID: "main", key: caller.SessionKey}, caller: caller, sends: &sendCounter{}}
+	round := p.flowMessage(inbound.Flow{Kind: inbound.FlowReply, ID: "a2a:1", Round: 2, Requester: caller.SessionKey, Target: key}, key, "main", "and then?")
+	chat := inbound.Message{ID: "api:k1", AgentID: "main", SessionKey: key, Channel: inbound.Internal, ChatType: inbound.Direct, To: "api", Text: "more detail"}
+	hook := inbound.Message{ID: "hook:agent:1", AgentID: "main", SessionKey: key, Channel: inbound.Internal, ChatType: inbound.Direct, To: "hook", From: "hook", Text: "event"}
+	delivered := job
+	delivered.Payload.Deliver, delivered.Payload.Channel, delivered.Payload.To = true, "telegram", "7"
+	impostor := chat
+	impostor.ID = "cron:digest:forged" // an id alone does not make a fire
+	mainFire := job
+	mainFire.SessionTarget, mainFire.Payload.Text = cron.TargetMain, "tick"
+	fresh := &session.Entry{SessionID: "s1", UpdatedAt: now.Add(-time.Minute).UnixMilli()}
+	tests := []struct {
+		name string
+		msg  inbound.Message
+		want ResetReason
+	}{
+		{"a scheduled fire", cron.Message(job, cfg, "1764072000000", now), ResetCron},
+		{"cron.run", cron.Message(job, cfg, "manual-x1", now), ResetCron},
+		{"a fire delivered to a chat", cron.Message(delivered, cfg, "1764072000000", now), ResetCron},
+		{"sessions_send", send.firstRound(key, "main", "what did you find?"), ResetNone},
+		{"an agent-to-agent reply-back round", round, ResetNone},
+		{"chat.send", chat, ResetNone},
+		{"a webhook agent message", hook, ResetNone},
+		{"a forged cron id", impostor, ResetNone},
+		{"a main-session job's fire", cron.Message(mainFire, cfg, "1764072000000", now), ResetNone},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := PlanTurn(Snapshot{Entry: fresh}, tt.msg, cfg, now)
+			if diff := cmp.Diff(tt.want, got.Reset); diff != "" {
+				t.Errorf("reset of %s in %s (-want +got):\n%s", tt.msg.ID, tt.msg.SessionKey, diff)
 			}
 		})
 	}

@@ -135,10 +135,14 @@ type Processor struct {
 //     calls the model (skipped on a retry whose transcript part exists).
 //  4. Write transcript part seq+1, create-only (model turns only). If it
 //     exists, a previous attempt wrote it: adopt its reply, so every line
-//     is written once.
+//     is written once. A part of another message whose commit never
+//     landed (an orphan) is absorbed and the write moves on (orphan.go).
 //  5. Commit entry+context+record in one conditional write, with the run's
 //     outcome and, after a model call, a check of the stop mark (see
-//     commit) where the store is a Committer.
+//     commit) where the store is a Committer. A context past its inline
+//     budget is first folded into an immutable base object (contextstore),
+//     so the retry of a turn killed here reads the context it started
+//     from.
 //  6. Send the reply (unless the send policy withheld it), recording each
 //     delivered message of a long reply.
 //  7. Finish the record. A crash after the channel accepted a message and
@@ -264,6 +268,9 @@ func (p *Processor) answer(ctx context.Context, t *turnState, entry *session.Ent
 // tokens and model. It returns the context after the turn.
 func (out turnOutput) apply(e *session.Entry, history []model.Message, t *turnState) []model.Message {
 	id := t.msg.ID
+	if out.absorbed != nil { // orphan parts before the turn's own (orphan.go)
+		history = out.absorbed.moveEntry(e)
+	}
 	switch t.plan.Step {
 	case StepCommand:
 		return history
@@ -359,32 +366,38 @@ func (p *Processor) modelFor(cfg *config.Config, e session.Entry) model.Ref {
 }
 
 // modelTurn asks the model (or adopts the answer a killed attempt already
-// wrote) and writes the turn's transcript part.
+// wrote) and writes the turn's transcript part, create-only, at the first
+// free seq past the entry. Orphan parts on the way (messages whose commit
+// never landed, see orphans) are absorbed: their messages join the
+// committed context before this turn's. The model is not asked again for
+// them: an orphan first met when the part is written stays out of the
+// answer already given (it is history from then on); a retry reads the
+// parts before asking, so its model does see the orphans it finds.
+// Idempotent: a retry absorbs the same orphans and adopts its own part.
 func (p *Processor) modelTurn(ctx context.Context, t *turnState, entry session.Entry, history []model.Message, path string, ref model.Ref, attempt int) (turnOutput, error) {
 	m := t.msg
-	seq := entry.TranscriptSeq + 1
-	prompt := t.text
 	rt, err := p.startRun(ctx, t, entry, ref, attempt)
 	if err != nil {
 		return turnOutput{}, err
 	}
 	t.run = rt
+	o := newOrphans(path, entry, history)
 	if attempt > 1 {
 		// A retry may find the part its predecessor wrote; reusing it
 		// saves a model call and keeps the transcript single.
-		out, adopted, err := p.adopt(ctx, path, seq, m.ID, history)
+		own, err := p.claim(ctx, m.ID, o)
 		if err != nil {
-			return out, err
+			return turnOutput{}, err
 		}
-		if adopted {
-			rt.end(out)
-			return out, nil
+		if own != nil {
+			return p.adoptRun(rt, own, o, m.ID)
 		}
 	}
-	if prompt, err = p.attachImages(ctx, t, ref, prompt); err != nil {
+	prompt, err := p.attachImages(ctx, t, ref, t.text)
+	if err != nil {
 		return turnOutput{}, err
 	}
-	out, err := p.runCompacting(ctx, t, entry, history, prompt, ref)
+	out, err := p.runCompacting(ctx, t, entry, o.history, prompt, ref)
 	if err != nil {
 		return out, err
 	}
@@ -392,20 +405,18 @@ func (p *Processor) modelTurn(ctx context.Context, t *turnState, entry session.E
 	for i := range out.messages {
 		out.messages[i].EntryID = transcript.EntryID(m.ID, i)
 	}
-	switch err := p.Transcript.WritePart(ctx, path, seq, p.lines(entry, m, out, ref, seq)); {
-	case fault.Is(err, fault.Conflict):
-		out, adopted, err := p.adopt(ctx, path, seq, m.ID, history)
-		if err != nil {
-			return out, err
-		}
-		if !adopted {
-			return out, fault.New(fault.Conflict, "transcript part %d of %s belongs to another message", seq, path)
-		}
-		rt.end(out)
-		return out, nil
-	case err != nil:
-		return out, fmt.Errorf("write transcript part %d: %w", seq, err)
+	own, err := p.place(ctx, m.ID, o, func(seq int64, parent string) []any {
+		e := entry
+		e.LastEntryID = parent
+		return p.lines(e, m, out, ref, seq)
+	})
+	if err != nil {
+		return out, err
 	}
+	if own != nil {
+		return p.adoptRun(rt, own, o, m.ID)
+	}
+	o.intoRun(&out, m.ID)
 	rt.end(out)
 	return out, nil
 }
@@ -655,6 +666,7 @@ type turnOutput struct {
 	ref        model.Ref   // the model that answered (StepRun)
 	compaction *compaction // the context was compacted before the run
 	stopped    bool        // /stop interrupted the run
+	absorbed   *orphans    // orphan parts taken in before the turn's own part; nil: none
 }
 
 // complete runs the agent loop. Retryable model failures return an error
@@ -682,7 +694,11 @@ func (p *Processor) complete(ctx context.Context, t *turnState, entry session.En
 	runCtx, cancel, limit := p.runContext(ctx, t.cfg, t.msg.TimeoutSeconds)
 	defer cancel()
 	watchCtx, watch := p.watchStop(runCtx, t)
-	run, err := loop.Run(watchCtx, agent.Input{Model: ref.Name, System: system, History: pruneToolResults(history), Prompt: prompt, Images: t.images})
+	// A message too large for the window is shortened with a marker (the
+	// transcript keeps it whole), so compaction can always make room.
+	window := p.contextWindow(t.cfg, ref)
+	prompt = shorten(prompt, messageLimit(window))
+	run, err := loop.Run(watchCtx, agent.Input{Model: ref.Name, System: system, History: fitWindow(pruneToolResults(history), window), Prompt: prompt, Images: t.images})
 	if mark := watch.stop(); mark != nil && !errors.Is(err, agent.ErrStopped) {
 		// A /stop arrived while the model (or a tool) was busy: whatever
 		// the cancelled call returned, the run is stopped.
@@ -807,21 +823,13 @@ func (p *Processor) lines(e session.Entry, m inbound.Message, out turnOutput, re
 	return lines
 }
 
-// adopt reads part seq and, when it was written for messageID, returns the
-// run recorded there, so a retry replies as the first attempt would have.
-func (p *Processor) adopt(ctx context.Context, path string, seq int64, messageID string, history []model.Message) (turnOutput, bool, error) {
-	lines, err := p.Transcript.Part(ctx, path, seq)
-	if fault.Is(err, fault.NotFound) {
-		return turnOutput{}, false, nil
-	}
-	if err != nil {
-		return turnOutput{}, false, fmt.Errorf("read transcript part %d: %w", seq, err)
-	}
+// adopt returns the run recorded in lines, a part its message wrote (the
+// caller checked whose), so a retry replies as the first attempt would
+// have; history is the context before the part. false: the part holds no
+// context message.
+func (p *Processor) adopt(lines []transcript.Line, history []model.Message) (turnOutput, bool) {
 	var out turnOutput
 	for _, l := range lines {
-		if l.SourceID != messageID {
-			return turnOutput{}, false, nil
-		}
 		if l.Type == "compaction" {
 			out.compaction = &compaction{line: l, history: applyCompaction(history, l)}
 			continue
@@ -837,14 +845,14 @@ func (p *Processor) adopt(ctx context.Context, path string, seq int64, messageID
 		}
 	}
 	if len(out.messages) == 0 {
-		return turnOutput{}, false, nil
+		return turnOutput{}, false
 	}
 	out.text = agent.Reply(out.messages)
 	if out.stop == model.StopError {
 		// A failure notice, not a model answer: Reply must not reshape it.
 		out.text = out.messages[len(out.messages)-1].Content
 	}
-	return out, true, nil
+	return out, true
 }
 
 func (p *Processor) log() *slog.Logger {

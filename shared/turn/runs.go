@@ -100,17 +100,19 @@ func (rt *runTracker) start(ctx context.Context) error {
 	return nil
 }
 
-// hooks returns the loop hooks that record tool events, ahead of the
-// plugin hooks.
+// hooks returns the loop hooks that scope the memory flush's call ids
+// (scopeCallID) and record tool events, ahead of the plugin hooks.
 func (rt *runTracker) hooks(plugin agent.Hooks) agent.Hooks {
-	if rt == nil {
-		return plugin
-	}
 	h := plugin
-	h.BeforeToolCall = append([]func(context.Context, *agent.ToolCall) error{func(_ context.Context, c *agent.ToolCall) error {
+	before := []func(context.Context, *agent.ToolCall) error{scopeCallID}
+	if rt == nil {
+		h.BeforeToolCall = append(before, plugin.BeforeToolCall...)
+		return h
+	}
+	h.BeforeToolCall = append(append(before, func(_ context.Context, c *agent.ToolCall) error {
 		rt.rec.Tool(run.PhaseStart, c.Name, c.ID, map[string]any{"args": c.Args})
 		return nil
-	}}, plugin.BeforeToolCall...)
+	}), plugin.BeforeToolCall...)
 	h.AfterToolCall = append(append([]func(context.Context, agent.ToolCall, *agent.ToolResult){}, plugin.AfterToolCall...),
 		func(ctx context.Context, c agent.ToolCall, r *agent.ToolResult) {
 			rt.rec.Tool(run.PhaseResult, c.Name, c.ID, map[string]any{"isError": r.IsError, "text": r.Text})

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zero-gateway/zero/shared/inbound"
+	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/session"
 	"github.com/zero-gateway/zero/shared/transcript"
 )
@@ -195,17 +196,31 @@ func TestResetRetryLandsInOneSession(t *testing.T) {
 	}
 }
 
+// TestCronRunsAreIsolated: every run of a job starts a new session in
+// its cron key; a chat.send into the key between runs continues the
+// current one.
 func TestCronRunsAreIsolated(t *testing.T) {
 	r := newRig()
+	const key = "cron:daily-digest"
+	fire := func(i int) inbound.Message {
+		m := msg(i, "run")
+		m.ID, m.SessionKey, m.Channel, m.From, m.To = fmt.Sprintf("cron:daily-digest:%d", i), key, inbound.Internal, "cron", "cron"
+		return m
+	}
 	ids := map[string]bool{}
 	for i := 1; i <= 3; i++ {
-		m := msg(i, "run")
-		m.SessionKey, m.Channel, m.To = "cron:daily-digest", "internal", "cron"
-		r.handle(t, m)
-		ids[r.entry(t, "cron:daily-digest").SessionID] = true
+		r.handle(t, fire(i))
+		ids[r.entry(t, key).SessionID] = true
 	}
 	if len(ids) != 3 {
 		t.Fatalf("3 cron runs used %d session ids; want a new one per run", len(ids))
+	}
+	before := r.entry(t, key).SessionID
+	chat := msg(4, "more detail")
+	chat.ID, chat.SessionKey, chat.Channel, chat.From, chat.To = "api:k4", key, inbound.Internal, "", "api"
+	r.handle(t, chat)
+	if got := r.entry(t, key).SessionID; got != before {
+		t.Fatalf("a chat.send into the cron session started %s; want it to continue %s", got, before)
 	}
 }
 
@@ -218,7 +233,7 @@ func TestStatusCommand(t *testing.T) {
 		t.Fatalf("model calls = %d; /status must not reach the model", r.model.calls)
 	}
 	got := r.lastSent(t)
-	for _, want := range []string{"reachable", "agent:main:main", e.SessionID, "zero/echo", "tokens", "Thinking: off", "Verbose: off", "Sending: on"} {
+	for _, want := range []string{"reachable", "agent:main:main", e.SessionID, "zero/echo", "context: ", "Thinking: off", "Verbose: off", "Sending: on"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("status %q lacks %q", got, want)
 		}
@@ -229,15 +244,30 @@ func TestStatusCommand(t *testing.T) {
 	}
 }
 
+// TestStatusShowsContextWindow: /status reports the tokens the last call
+// held (estimated from the context when the provider reported none)
+// against the window in force, "context: used / window (percent)".
 func TestStatusShowsContextWindow(t *testing.T) {
-	r := newRig()
-	r.settings.set(`{agents: {defaults: {contextTokens: 1000}}, channels: {telegram: {allowFrom: ["*"]}}}`)
-	r.handle(t, msg(1, "hello"))
-	e := r.entry(t, "agent:main:main")
-	r.handle(t, msg(2, "/status"))
-	want := fmt.Sprintf("Context: %d of 1000 tokens (%d%%)", e.TotalTokens, e.TotalTokens*100/1000)
-	if e.TotalTokens == 0 || !strings.Contains(r.lastSent(t), want) {
-		t.Fatalf("status %q; want %q", r.lastSent(t), want)
+	tests := []struct {
+		name   string
+		answer model.Response
+		want   string
+	}{
+		{"reported by the provider", used("a1", 123), "context: 123 / 1k (12%)"},
+		// "hello" and the 400-byte answer: 405 bytes, about 101 tokens.
+		{"estimated without usage", model.Response{Text: strings.Repeat("x", 400), StopReason: model.StopEnd}, "context: ~101 / 1k (10%)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRig()
+			r.settings.set(`{agents: {defaults: {contextTokens: 1000}}, channels: {telegram: {allowFrom: ["*"]}}}`)
+			r.proc.Models["zero"] = &scriptModel{answers: []model.Response{tt.answer}}
+			r.handle(t, msg(1, "hello"))
+			r.handle(t, msg(2, "/status"))
+			if !strings.Contains(r.lastSent(t), tt.want) {
+				t.Fatalf("status %q; want %q", r.lastSent(t), tt.want)
+			}
+		})
 	}
 }
 

@@ -75,7 +75,7 @@ func (s statusTool) Run(ctx context.Context, raw json.RawMessage) (string, error
 	if isCurrentSession(s.t, s.e, a.SessionKey) {
 		e := s.e
 		choice.apply(&e)
-		return s.p.statusOf(s.t.cfg, s.t.msg.SessionKey, e, s.t.reset == ResetStale) + choice.note(), nil
+		return s.p.statusOf(s.t.cfg, s.t.msg.SessionKey, e, s.t.history, s.t.reset == ResetStale) + choice.note(), nil
 	}
 	return s.other(ctx, strings.TrimSpace(a.SessionKey), choice)
 }
@@ -98,7 +98,7 @@ func (s statusTool) other(ctx context.Context, raw string, choice modelChoice) (
 			return "", fmt.Errorf("set the model of %s: %w", key, err)
 		}
 	}
-	return s.p.statusOf(s.t.cfg, key, e, false) + choice.note(), nil
+	return s.p.statusOf(s.t.cfg, key, e, nil, false) + choice.note(), nil
 }
 
 // sessionFinder reads a session by key or by sessionId (Sessions and

@@ -26,6 +26,10 @@ import (
 // whenever it has an Ingress (never to a sub-agent: the policy denies it);
 // memory_search and memory_get when it has a Memory; web_fetch and
 // web_search when it has their backend and tools.web enables them.
+//
+// The pre-compaction memory flush's run (ctx marked by withFlush) gets
+// only the file and memory tools among those, its writes confined to the
+// memory files (flushTools).
 func (p *Processor) tools(ctx context.Context, t *turnState, e session.Entry, ref model.Ref) []agent.Tool {
 	agentCfg, _ := t.cfg.Agent(agentOf(t.msg.SessionKey, e))
 	decision := tool.Decide(t.cfg, tool.Request{AgentID: e.AgentID, Model: ref, Sandbox: agentCfg.Sandboxed, Subagent: session.IsSubagent(t.msg.SessionKey)})
@@ -58,6 +62,9 @@ func (p *Processor) tools(ctx context.Context, t *turnState, e session.Entry, re
 		if decision.Allowed(tl.Spec().Name) {
 			allowed = append(allowed, tl)
 		}
+	}
+	if inFlush(ctx) {
+		return flushTools(allowed)
 	}
 	return allowed
 }

@@ -29,8 +29,8 @@ func (f *Firer) skip(ctx context.Context, j cron.Job, at time.Time) (Result, err
 // queue puts the run's message through the door (as the operator's: the
 // job is the operator's own), records the run as queued and updates the
 // job. An isolated job's key is a cron key, on which the runner starts a
-// fresh sessionId for every message (turn.ResetCron): each fire runs in
-// a new session. A refusal by the door (nothing to run) is recorded as
+// fresh sessionId for every fired message (cron.Fired, turn.ResetCron):
+// each fire runs in a new session. A refusal by the door (nothing to run) is recorded as
 // an error run.
 func (f *Firer) queue(ctx context.Context, j cron.Job, at time.Time) (Result, error) {
 	cfg, err := f.d.Settings.Current(ctx)
