@@ -59,6 +59,7 @@ var roles = map[string]string{
 	"awsconfig":    "support", // builds the SDK config for mains and tests
 	"emulator":     "support", // starts the local AWS emulator for tests and `zero dev`
 	"lambdalog":    "support", // the functions' JSON log lines with the Lambda request id
+	"deadline":     "support", // whether a retry's wait fits the caller's deadline, and the wait (the chat clients)
 }
 
 var forbiddenInCore = []string{"github.com/aws/", "github.com/openai/", "github.com/anthropics/"}

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/zero-gateway/zero/shared/deadline"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/session"
 )
@@ -25,8 +26,6 @@ const MaxMessageLength = 2000
 const (
 	maxRateLimitWaits = 5
 	defaultRetryAfter = time.Second
-	maxWaitNoDeadline = time.Minute
-	attemptReserve    = time.Second
 	maxResponseBytes  = 1 << 20
 	// tokenMargin is kept before the interaction token's expiry: a
 	// request started later goes through the bot token instead.
@@ -162,10 +161,10 @@ func (c *Client) callInto(ctx context.Context, what, method, path, auth string, 
 			if waits >= maxRateLimitWaits {
 				return fault.New(fault.Unavailable, "discord %s: still rate limited after %d waits", what, waits)
 			}
-			if !fits(ctx, wait) {
+			if !deadline.Default.Fits(ctx, wait) {
 				return fault.New(fault.Unavailable, "discord %s: rate limited, retry after %s: more than the time left", what, wait)
 			}
-			if err := sleep(ctx, wait); err != nil {
+			if err := deadline.Sleep(ctx, wait); err != nil {
 				return fault.Wrap(fault.Unavailable, err, "discord %s: gave up waiting to retry", what)
 			}
 		case status >= 500:
@@ -241,27 +240,6 @@ func asURLError(err error, target **url.Error) bool {
 		*target = ue
 	}
 	return ok
-}
-
-// fits reports whether waiting d still leaves attemptReserve before ctx's
-// deadline; without a deadline, whether d is at most maxWaitNoDeadline.
-func fits(ctx context.Context, d time.Duration) bool {
-	deadline, ok := ctx.Deadline()
-	if !ok {
-		return d <= maxWaitNoDeadline
-	}
-	return time.Until(deadline) > d+attemptReserve
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // split cuts text into pieces of at most limit characters (runes),

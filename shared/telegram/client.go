@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/zero-gateway/zero/shared/deadline"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/session"
 )
@@ -29,13 +30,7 @@ const (
 	maxTransientAttempts = 3 // requests that certainly did not reach Telegram
 	maxRateLimitWaits    = 5 // 429s honoured before giving up
 	defaultRetryAfter    = time.Second
-	// maxWaitNoDeadline bounds one wait when ctx has no deadline (the
-	// runner always has one: the Lambda's).
-	maxWaitNoDeadline = time.Minute
-	// attemptReserve is the time a wait must leave before ctx's deadline
-	// for the request after it; a wait that leaves less is not started.
-	attemptReserve   = time.Second
-	maxResponseBytes = 1 << 20
+	maxResponseBytes     = 1 << 20
 )
 
 // ErrOutcomeUnknown is wrapped (beside a fault.Unavailable error) in the
@@ -273,8 +268,8 @@ func repeatable(method string) bool {
 // Retries, all inside ctx's deadline:
 //   - 429: Telegram refused the request, so it is sent again after
 //     parameters.retry_after (default 1 s), up to maxRateLimitWaits times.
-//     A wait that would not leave attemptReserve before ctx's deadline (or
-//     longer than maxWaitNoDeadline without one) is not started: the error
+//     A wait that does not fit ctx's deadline (deadline.Default: a second
+//     left for the request after it, a minute without a deadline) is not started: the error
 //     (fault.Unavailable) comes back at once, for a later retry.
 //   - a request that certainly did not reach Telegram (it was never
 //     written whole: dial, DNS or TLS errors, a connection lost while
@@ -302,7 +297,7 @@ func (c *Client) call(ctx context.Context, method string, params any) (*apiRespo
 			if waits > maxRateLimitWaits {
 				return a.resp, fault.New(fault.Unavailable, "telegram %s: still rate limited after %d waits, retry after %s", method, maxRateLimitWaits, wait)
 			}
-			if !fits(ctx, wait) {
+			if !deadline.Default.Fits(ctx, wait) {
 				return a.resp, fault.New(fault.Unavailable, "telegram %s: rate limited, retry after %s: more than the time left", method, wait)
 			}
 		case a.resp != nil:
@@ -312,13 +307,13 @@ func (c *Client) call(ctx context.Context, method string, params any) (*apiRespo
 		case ctx.Err() == nil:
 			transient++
 			wait = c.backoff << (transient - 1)
-			if transient >= maxTransientAttempts || !fits(ctx, wait) {
+			if transient >= maxTransientAttempts || !deadline.Default.Fits(ctx, wait) {
 				return nil, a.err
 			}
 		default:
 			return nil, a.err
 		}
-		if err := sleep(ctx, wait); err != nil {
+		if err := deadline.Sleep(ctx, wait); err != nil {
 			return nil, fault.Wrap(fault.Unavailable, err, "telegram %s: gave up waiting to retry", method)
 		}
 	}
@@ -422,25 +417,4 @@ func (c *Client) redact(err error) error {
 		return err
 	}
 	return &url.Error{Op: ue.Op, URL: strings.ReplaceAll(ue.URL, c.token, "<token>"), Err: ue.Err}
-}
-
-// fits reports whether waiting d still leaves attemptReserve before ctx's
-// deadline; without a deadline, whether d is at most maxWaitNoDeadline.
-func fits(ctx context.Context, d time.Duration) bool {
-	deadline, ok := ctx.Deadline()
-	if !ok {
-		return d <= maxWaitNoDeadline
-	}
-	return time.Until(deadline) > d+attemptReserve
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
