@@ -118,7 +118,7 @@ type AgentDefaults struct {
 const (
 	QueueCollect   = "collect"   // messages that waited for a busy session run as one turn
 	QueueFollowup  = "followup"  // one turn each, in order
-	QueueSteer     = "steer"     // ZERO: as collect (see README)
+	QueueSteer     = "steer"     // ZERO: as collect (see docs/queues.md)
 	QueueInterrupt = "interrupt" // a new message stops the running turn
 )
 

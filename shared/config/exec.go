@@ -1,7 +1,7 @@
 package config
 
 // ToolsExec is tools.exec. Only ApplyPatch is read today: exec itself is
-// not offered (README, What is not built yet).
+// not offered (docs/roadmap.md).
 type ToolsExec struct {
 	ApplyPatch ToolsExecApplyPatch
 }

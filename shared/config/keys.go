@@ -332,7 +332,7 @@ func messageKeys() []Key {
 		{Path: "messages.queue.debounceMs", Kind: intKind(0, 600_000, "a whole number of milliseconds"),
 			Help: "accepted, not applied: the queue's own batching decides what waits together",
 			set: q(func(_ *Queue, v Value) {
-				v.Warnf("accepted but not applied: the queue's own batching decides what waits together (see README)")
+				v.Warnf("accepted but not applied: the queue's own batching decides what waits together (see docs/queues.md)")
 			})},
 	}
 }

@@ -99,7 +99,7 @@ func (p Prices) Lambda(d time.Duration, memoryMB, invocations int) float64 {
 // RunnerMemoryMB is the runner function's memory (template.yaml).
 const RunnerMemoryMB = 256
 
-// TurnCalls is the AWS call profile of one plain turn (README,
+// TurnCalls is the AWS call profile of one plain turn (docs/performance.md,
 // Performance: 5 calls): the message's SendMessage, the runner's
 // BatchGetItem, the transcript part's PutObject, the commit's
 // TransactWriteItems and the record's UpdateItem.

@@ -4,7 +4,7 @@
 // message goes through the ingest door like a channel's, and the Lambda
 // main (functions/hooks) wires the door, the settings and the token.
 //
-// The contract (README, Webhook hooks):
+// The contract (docs/gateway.md, Webhook hooks):
 //
 //   - Both routes take POST with a JSON body of at most MaxBodyBytes and
 //     the header "Authorization: Bearer <token>", compared in constant

@@ -60,7 +60,7 @@ type AgentPayload struct {
 	To      string `json:"to,omitempty"`
 	// Model ("provider/model") is the model of the session the run
 	// starts (inbound.Message.Model; a continued session keeps its own).
-	// Thinking is validated and not applied yet (README, Webhook hooks).
+	// Thinking is validated and not applied yet (docs/gateway.md, Webhook hooks).
 	Model          string `json:"model,omitempty"`
 	Thinking       string `json:"thinking,omitempty"`
 	TimeoutSeconds *int64 `json:"timeoutSeconds,omitempty"` // tighter than agents.defaults.timeoutSeconds

@@ -10,7 +10,7 @@ import (
 // Lanes is a Queue over the work queue's lanes: one FIFO queue per lane,
 // each drained by its own event source mapping with its own concurrency
 // cap, so sub-agent runs never starve the main lane and the main lane
-// never starves them (README, Queue modes and lanes).
+// never starves them (docs/queues.md).
 //
 // Enqueue puts a message whose SessionKey is a sub-agent session's
 // (agent:<agentId>:subagent:<id>, see session.IsSubagent) on Subagent and

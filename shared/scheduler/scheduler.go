@@ -7,7 +7,7 @@
 // is kept with State DISABLED.
 //
 // Cost: schedules cost nothing while idle; each fire is one Scheduler
-// invocation (README, Cron).
+// invocation (docs/cron.md).
 package scheduler
 
 import (

@@ -4,7 +4,7 @@ package tool
 // deployment deliberately does not provide, each with the answer a call
 // to it gets: why, and what to use instead. They are never offered to a
 // model; a model that calls one anyway (from habit or an old transcript)
-// reads this answer as the tool error. See the README's "Serverless
+// reads this answer as the tool error. See docs/serverless.md, "Serverless
 // replacements for seed features".
 var unavailable = map[string]string{
 	"exec":    execAnswer,

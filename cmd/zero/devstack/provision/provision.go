@@ -5,7 +5,7 @@
 // mappings. It honours the template's Conditions (a resource whose
 // Condition is false is not created) and resolves its Outputs.
 //
-// Why not moto's own CloudFormation: see the README (Local stack).
+// Why not moto's own CloudFormation: see docs/local-stack.md.
 package provision
 
 import (
