@@ -11,7 +11,7 @@ RIE := $(BIN)/aws-lambda-rie
 TEMPLATE_JSON := build/template.json
 export PATH := $(BIN):$(PATH)
 
-.PHONY: deps dev test lint bench build clean
+.PHONY: deps dev test lint bench fuzz build clean
 
 ## deps: install what the product and its tests need, only where missing.
 deps: $(RIE)
@@ -56,6 +56,17 @@ bench: deps $(TEMPLATE_JSON)
 	$(GO) test -run '^$$' -bench ColdInit -benchtime 5x ./cmd/zero/devstack/
 	set -o pipefail; ZERO_BENCH=1 $(GO) test -count=1 -run 'TestTurnAWSCalls|TestAgentWaitLatency|TestFlowAWSCalls' -v ./cmd/zero/devstack/ | grep -E 'BENCH|^(--- |ok|FAIL)'
 	set -o pipefail; ZERO_BENCH=1 $(GO) test -count=1 -timeout 30m -run 'TestLongSessionCost' -v ./functions/runner/ | grep -E 'BENCH|^(--- |ok|FAIL)'
+
+## fuzz: every fuzz target (the parsers of outside input) for FUZZTIME
+## each; their seed corpora already run in `make test`.
+FUZZTIME ?= 20s
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./shared/... ./functions/... ./cmd/...); do \
+	  for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "fuzz $$pkg $$target ($(FUZZTIME))"; \
+	    $(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; \
+	done
 
 ## load: the local stack under load (not part of `make test`): LOAD_CHATS
 ## chats x LOAD_MESSAGES messages with a model delay LOAD_DELAY (messages/s,
