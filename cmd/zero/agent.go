@@ -20,11 +20,7 @@ import (
 
 // maxWaitSlice is the longest agent.wait the gateway holds one request for;
 // the CLI asks for at most this much per call and calls again.
-const maxWaitSlice = 25 * time.Second
-
-// waitSlack is how much longer than its timeoutMs one agent.wait request
-// may take before the CLI gives up on it.
-const waitSlack = 15 * time.Second
+const maxWaitSlice = gateway.MaxWait
 
 // historyLimit is how many messages `zero agent --wait` reads back to find
 // the reply.
@@ -106,16 +102,16 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // startRun calls agent and prints the run's id, or with asJSON the
 // answer as the gateway sent it.
-func startRun(ctx context.Context, client *gatewayClient, params gateway.AgentParams, asJSON bool, stdout io.Writer) error {
-	raw, err := client.rawCall(ctx, gatewayCallTimeout, "agent", params)
-	if err != nil {
-		return err
-	}
+func startRun(ctx context.Context, client *gateway.Client, params gateway.AgentParams, asJSON bool, stdout io.Writer) error {
 	if asJSON {
+		raw, err := client.Call(ctx, gateway.MethodAgent, params)
+		if err != nil {
+			return err
+		}
 		return writeJSON(stdout, raw)
 	}
-	var accepted gateway.AgentAccepted
-	if err := decodeResult("agent", raw, &accepted); err != nil {
+	accepted, err := client.Agent(ctx, params)
+	if err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, accepted.RunID)
@@ -126,7 +122,7 @@ func startRun(ctx context.Context, client *gatewayClient, params gateway.AgentPa
 // onEvent once. It remembers the run's last assistant text: the reply of
 // exactly this run, whatever else the session did meanwhile.
 type follower struct {
-	client  *gatewayClient
+	client  *gateway.Client
 	runID   string
 	next    int64
 	reply   string
@@ -137,8 +133,8 @@ type follower struct {
 
 func (f *follower) poll(ctx context.Context) {
 	for !f.broken {
-		var res gateway.EventsResult
-		if err := f.client.call(ctx, "agent.events", gateway.EventsParams{RunID: f.runID, AfterSeq: f.next}, &res); err != nil {
+		res, err := f.client.AgentEvents(ctx, gateway.EventsParams{RunID: f.runID, AfterSeq: f.next})
+		if err != nil {
 			f.broken = true
 			return
 		}
@@ -166,10 +162,10 @@ func (f *follower) poll(ctx context.Context) {
 // reply from its own events (falling back to the session's history).
 // onEvent, when set, sees the run's events while it goes on: waits are cut
 // to a second so they arrive as they happen.
-func agentTurn(ctx context.Context, client *gatewayClient, params gateway.AgentParams, timeout time.Duration, onEvent func(gateway.Event)) (agentReport, error) {
+func agentTurn(ctx context.Context, client *gateway.Client, params gateway.AgentParams, timeout time.Duration, onEvent func(gateway.Event)) (agentReport, error) {
 	deadline := time.Now().Add(timeout)
-	var accepted gateway.AgentAccepted
-	if err := client.call(ctx, "agent", params, &accepted); err != nil {
+	accepted, err := client.Agent(ctx, params)
+	if err != nil {
 		return agentReport{}, err
 	}
 	if accepted.RunID == "" {
@@ -208,9 +204,9 @@ func agentTurn(ctx context.Context, client *gatewayClient, params gateway.AgentP
 		report.Reply = f.reply
 		return report, nil
 	}
-	var history gateway.HistoryResult
 	limit := historyLimit
-	if err := client.call(ctx, "chat.history", gateway.HistoryParams{SessionKey: key, Limit: &limit}, &history); err != nil {
+	history, err := client.ChatHistory(ctx, gateway.HistoryParams{SessionKey: key, Limit: &limit})
+	if err != nil {
 		return report, fmt.Errorf("run %s ended; reading the reply: %w", accepted.RunID, err)
 	}
 	report.Reply = lastAssistantText(history.Messages)
@@ -221,19 +217,19 @@ func agentTurn(ctx context.Context, client *gatewayClient, params gateway.AgentP
 // passes. A run that ended in error, or timed out on its own time limit
 // (status timeout with endedAt), is an error; timeout without endedAt only
 // means this wait ended first, so the next one starts.
-func waitRun(ctx context.Context, client *gatewayClient, runID string, deadline time.Time, timeout, maxSlice time.Duration, between func()) (gateway.WaitResult, error) {
+func waitRun(ctx context.Context, client *gateway.Client, runID string, deadline time.Time, timeout, maxSlice time.Duration, between func()) (gateway.WaitResult, error) {
 	for first := true; ; first = false {
 		if !first && between != nil {
 			between()
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
-			return gateway.WaitResult{}, fmt.Errorf("run %s did not end within %s (it may still be running; wait again with `zero gateway call agent.wait --params '{\"runId\":%q}'`)", runID, timeout, runID)
+			return gateway.WaitResult{}, fmt.Errorf("run %s did not end within %s (it may still be running; wait again with `zero gateway call %s --params '{\"runId\":%q}'`)",
+				runID, timeout, gateway.MethodAgentWait, runID)
 		}
 		slice := min(left, maxSlice)
-		var res gateway.WaitResult
 		timeoutMs := max(slice.Milliseconds(), 1)
-		err := client.callWithin(ctx, slice+waitSlack, "agent.wait", gateway.WaitParams{RunID: runID, TimeoutMs: &timeoutMs}, &res)
+		res, err := client.AgentWait(ctx, gateway.WaitParams{RunID: runID, TimeoutMs: &timeoutMs})
 		if err != nil {
 			return gateway.WaitResult{}, fmt.Errorf("waiting for run %s: %w", runID, err)
 		}
@@ -249,7 +245,7 @@ func waitRun(ctx context.Context, client *gatewayClient, runID string, deadline 
 			}
 			continue
 		default:
-			return res, fmt.Errorf("run %s: agent.wait answered status %q", runID, res.Status)
+			return res, fmt.Errorf("run %s: %s answered status %q", runID, gateway.MethodAgentWait, res.Status)
 		}
 	}
 }

@@ -74,7 +74,7 @@ func chat(ctx context.Context, args []string, in io.Reader, stdout, stderr io.Wr
 		if report.SessionKey != "" {
 			key = report.SessionKey // stay in the session the first turn resolved
 		}
-		var ge *gatewayError
+		var ge *gateway.RPCError
 		switch {
 		case errors.As(err, &ge) && ge.Status == 401:
 			return err // every later line would fail the same way

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -30,18 +31,15 @@ func runCron(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}, map[string]subcommand{"list": runCronList, "add": runCronAdd, "rm": runCronRemove, "run": runCronRun, "runs": runCronRuns})
 }
 
-// callMethod sends one gateway method with the connection flags conn and
-// decodes its result into out.
-func callMethod(ctx context.Context, conn gatewayFlags, method string, params, out any) error {
+// callVia calls method, one of gateway.Client's typed calls, with p on a
+// client of the connection flags conn.
+func callVia[P, R any](ctx context.Context, conn gatewayFlags, method func(*gateway.Client, context.Context, P) (R, error), p P) (R, error) {
 	client, err := conn.client(os.Getenv)
 	if err != nil {
-		return err
+		var zero R
+		return zero, err
 	}
-	raw, err := client.rawCall(ctx, gatewayCallTimeout, method, params)
-	if err != nil {
-		return err
-	}
-	return decodeResult(method, raw, out)
+	return method(client, ctx, p)
 }
 
 func runCronList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -53,8 +51,8 @@ func runCronList(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := parseFlags(fs, stderr, args, "zero cron list [--all] [--json]", []string{"Lists the cron jobs (cron.list)."}, ""); err != nil {
 		return err
 	}
-	var res gateway.CronListResult
-	if err := callMethod(ctx, conn, "cron.list", gateway.CronListParams{IncludeDisabled: *all}, &res); err != nil {
+	res, err := callVia(ctx, conn, (*gateway.Client).CronList, gateway.CronListParams{IncludeDisabled: *all})
+	if err != nil {
 		return err
 	}
 	if *asJSON {
@@ -107,8 +105,8 @@ func runCronAdd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	var job cron.Job
-	if err := callMethod(ctx, conn, "cron.add", params, &job); err != nil {
+	job, err := callVia(ctx, conn, (*gateway.Client).CronAdd, params)
+	if err != nil {
 		return err
 	}
 	return writeJSON(stdout, job)
@@ -137,9 +135,9 @@ func (f *cronAddFlags) register(fs *flag.FlagSet) {
 }
 
 // params are cron.add's params from the flags.
-func (f *cronAddFlags) params() (any, error) {
+func (f *cronAddFlags) params() (gateway.CronAddParams, error) {
 	if f.job != "" {
-		return objectParams(f.job)
+		return jobParams(f.job)
 	}
 	p := gateway.CronAddParams{ID: f.id, Name: f.name, AgentID: f.agent, DeleteAfterRun: f.deleteAfterRun,
 		Payload: cron.Payload{Kind: cron.PayloadAgentTurn, Message: f.message}}
@@ -150,7 +148,7 @@ func (f *cronAddFlags) params() (any, error) {
 	case f.at != "":
 		t, err := time.Parse(time.RFC3339, f.at)
 		if err != nil {
-			return nil, fmt.Errorf("--at: %w", err)
+			return gateway.CronAddParams{}, fmt.Errorf("--at: %w", err)
 		}
 		p.Schedule = cron.Schedule{Kind: cron.KindAt, AtMs: t.UnixMilli()}
 	case f.every > 0:
@@ -158,20 +156,38 @@ func (f *cronAddFlags) params() (any, error) {
 	case f.cronExpr != "":
 		p.Schedule = cron.Schedule{Kind: cron.KindCron, Expr: f.cronExpr, TZ: f.tz}
 	default:
-		return nil, fmt.Errorf("one of --at, --every or --cron is required (or --job)")
+		return gateway.CronAddParams{}, fmt.Errorf("one of --at, --every or --cron is required (or --job)")
 	}
 	if f.deliver != "" {
 		channel, to, ok := strings.Cut(f.deliver, ":")
 		if !ok || channel == "" || to == "" {
-			return nil, fmt.Errorf("--deliver: want channel:to, got %q", f.deliver)
+			return gateway.CronAddParams{}, fmt.Errorf("--deliver: want channel:to, got %q", f.deliver)
 		}
 		p.Payload.Deliver, p.Payload.Channel, p.Payload.To = true, channel, to
 	}
 	return p, nil
 }
 
-// runCronID runs a method that takes one job id argument.
-func runCronID(ctx context.Context, name, method string, args []string, stdout, stderr io.Writer, out any) error {
+// jobParams are cron.add's params given whole (--job): a JSON object
+// with the fields of gateway.CronAddParams only, as the gateway decodes
+// them.
+func jobParams(s string) (gateway.CronAddParams, error) {
+	var p gateway.CronAddParams
+	raw, err := objectParams("--job", s)
+	if err != nil {
+		return p, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return p, fmt.Errorf("--job: %w", err)
+	}
+	return p, nil // objectParams refused trailing data
+}
+
+// runCronID runs method, a call that takes one job id argument, and
+// prints its result as JSON.
+func runCronID[R any](ctx context.Context, name string, method func(*gateway.Client, context.Context, gateway.CronIDParams) (R, error), args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("zero cron "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var conn gatewayFlags
@@ -183,18 +199,19 @@ func runCronID(ctx context.Context, name, method string, args []string, stdout, 
 	if len(rest) != 1 {
 		return fmt.Errorf("zero cron %s takes one job ID, got %q", name, rest)
 	}
-	if err := callMethod(ctx, conn, method, gateway.CronIDParams{ID: rest[0]}, out); err != nil {
+	res, err := callVia(ctx, conn, method, gateway.CronIDParams{ID: rest[0]})
+	if err != nil {
 		return err
 	}
-	return writeJSON(stdout, out)
+	return writeJSON(stdout, res)
 }
 
 func runCronRemove(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return runCronID(ctx, "rm", "cron.remove", args, stdout, stderr, &gateway.CronRemoveResult{})
+	return runCronID(ctx, "rm", (*gateway.Client).CronRemove, args, stdout, stderr)
 }
 
 func runCronRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return runCronID(ctx, "run", "cron.run", args, stdout, stderr, &gateway.CronRunResult{})
+	return runCronID(ctx, "run", (*gateway.Client).CronRun, args, stdout, stderr)
 }
 
 func runCronRuns(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -211,8 +228,8 @@ func runCronRuns(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if len(rest) != 1 {
 		return fmt.Errorf("zero cron runs takes one job ID, got %q", rest)
 	}
-	var res gateway.CronRunsResult
-	if err := callMethod(ctx, conn, "cron.runs", gateway.CronRunsParams{ID: rest[0], Limit: *limit}, &res); err != nil {
+	res, err := callVia(ctx, conn, (*gateway.Client).CronRuns, gateway.CronRunsParams{ID: rest[0], Limit: *limit})
+	if err != nil {
 		return err
 	}
 	if *asJSON {

@@ -45,7 +45,7 @@ func runGatewayCall(ctx context.Context, args []string, stdout, stderr io.Writer
 		return fmt.Errorf("zero gateway call takes one METHOD, got %q", rest)
 	}
 	method := rest[0]
-	params, err := objectParams(*paramsFlag)
+	params, err := objectParams("--params", *paramsFlag)
 	if err != nil {
 		return err
 	}
@@ -53,7 +53,7 @@ func runGatewayCall(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	result, err := client.rawCall(ctx, gatewayCallTimeout, method, params)
+	result, err := client.Call(ctx, method, params)
 	if err != nil {
 		return err
 	}
@@ -71,14 +71,15 @@ func runGatewayCall(ctx context.Context, args []string, stdout, stderr io.Writer
 	return err
 }
 
-// objectParams checks that s is a JSON object and returns it as is.
-func objectParams(s string) (json.RawMessage, error) {
+// objectParams checks that s, the value of flag name, is a JSON object
+// and returns it as is.
+func objectParams(name, s string) (json.RawMessage, error) {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(s), &obj); err != nil || obj == nil {
 		if err == nil {
 			err = fmt.Errorf("null")
 		}
-		return nil, fmt.Errorf("--params must be a JSON object: %w", err)
+		return nil, fmt.Errorf("%s must be a JSON object: %w", name, err)
 	}
 	return json.RawMessage(s), nil
 }

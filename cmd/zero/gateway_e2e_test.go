@@ -13,12 +13,13 @@ import (
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/gateway"
 	"github.com/zero-gateway/zero/shared/inbound"
+	"github.com/zero-gateway/zero/shared/receipt"
 	runrecord "github.com/zero-gateway/zero/shared/run"
 	"github.com/zero-gateway/zero/shared/run/runtest"
 	"github.com/zero-gateway/zero/shared/session"
+	"github.com/zero-gateway/zero/shared/sessionstate"
 	"github.com/zero-gateway/zero/shared/transcript"
 	"github.com/zero-gateway/zero/shared/transcript/transcripttest"
-	"github.com/zero-gateway/zero/shared/turn"
 	"github.com/zero-gateway/zero/shared/turn/turntest"
 )
 
@@ -84,7 +85,7 @@ func (r *simulatedRunner) turn(ctx context.Context, m inbound.Message) error {
 	e.TranscriptSeq++
 	e.UpdatedAt, e.TotalTokens, e.ContextTokens, e.Label = now, 1500, 200000, "cli"
 	sessionID := e.SessionID
-	if err := r.sessions.Commit(ctx, m.SessionKey, e, turn.Context{SessionID: sessionID}, turn.Record{MessageID: m.ID, SessionKey: m.SessionKey}); err != nil {
+	if err := r.sessions.Commit(ctx, m.SessionKey, e, sessionstate.ModelContext{SessionID: sessionID}, receipt.Receipt{MessageID: m.ID, SessionKey: m.SessionKey}); err != nil {
 		return err
 	}
 	line := func(id, role, text string) transcript.Line {

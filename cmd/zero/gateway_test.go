@@ -156,13 +156,14 @@ func TestGatewayFlagsClient(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := tt.flags.client(func(k string) string { return tt.env[k] })
+			getenv := func(k string) string { return tt.env[k] }
+			c, err := tt.flags.client(getenv)
 			checkErr(t, err, tt.wantErr)
 			if err != nil {
 				return
 			}
-			if c.url != tt.wantURL || c.token != tt.wantToken {
-				t.Errorf("client = %q %q, want %q %q", c.url, c.token, tt.wantURL, tt.wantToken)
+			if _, token := tt.flags.resolve(getenv); c.URL() != tt.wantURL || token != tt.wantToken {
+				t.Errorf("client = %q %q, want %q %q", c.URL(), token, tt.wantURL, tt.wantToken)
 			}
 		})
 	}
@@ -322,7 +323,7 @@ func TestRequestBody(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := requestBody(tt.method, tt.params)
+			got, err := gateway.RequestBody(tt.method, tt.params)
 			if err != nil {
 				t.Fatal(err)
 			}

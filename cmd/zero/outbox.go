@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/zero-gateway/zero/shared/gateway"
-	"github.com/zero-gateway/zero/shared/turn"
+	"github.com/zero-gateway/zero/shared/outbox"
 )
 
 // runOutbox is `zero outbox`: the announce outbox through the gateway
@@ -38,7 +38,7 @@ func runOutboxList(ctx context.Context, args []string, stdout, stderr io.Writer)
 		[]string{"Lists the announce outbox (outbox.list): the counts by state and the newest items."}, ""); err != nil {
 		return err
 	}
-	if *state != "" && !slices.Contains(turn.OutboxStates, *state) {
+	if *state != "" && !slices.Contains(outbox.States, *state) {
 		return fmt.Errorf("--state must be pending, sent or dead, got %q", *state)
 	}
 	if *limit < 0 {
@@ -48,8 +48,8 @@ func runOutboxList(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if *limit > 0 {
 		p.Limit = limit
 	}
-	var res gateway.OutboxListResult
-	if err := callMethod(ctx, conn, "outbox.list", p, &res); err != nil {
+	res, err := callVia(ctx, conn, (*gateway.Client).OutboxList, p)
+	if err != nil {
 		return err
 	}
 	if *asJSON {
@@ -93,8 +93,8 @@ func runOutboxRetry(ctx context.Context, args []string, stdout, stderr io.Writer
 	if len(rest) != 1 || strings.TrimSpace(rest[0]) == "" {
 		return fmt.Errorf("zero outbox retry takes one item ID, got %q", rest)
 	}
-	var res gateway.OutboxRetryResult
-	if err := callMethod(ctx, conn, "outbox.retry", gateway.OutboxRetryParams{ID: rest[0]}, &res); err != nil {
+	res, err := callVia(ctx, conn, (*gateway.Client).OutboxRetry, gateway.OutboxRetryParams{ID: rest[0]})
+	if err != nil {
 		return err
 	}
 	if *asJSON {

@@ -39,19 +39,12 @@ func runSessions(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	raw, err := client.rawCall(ctx, gatewayCallTimeout, "sessions.list", listParams(*agentID, *limit, *active))
-	if err != nil {
-		return err
-	}
+	params := listParams(*agentID, *limit, *active)
 	if *asJSON {
-		sent, err := sentRows("sessions.list", raw)
-		if err != nil {
-			return err
-		}
-		return writeJSON(stdout, map[string]any{"sessions": sent})
+		return printSentSessions(ctx, client, params, stdout)
 	}
-	var res gateway.ListResult
-	if err := decodeResult("sessions.list", raw, &res); err != nil {
+	res, err := client.SessionsList(ctx, params)
+	if err != nil {
 		return err
 	}
 	rows := res.Sessions
@@ -60,6 +53,20 @@ func runSessions(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return nil
 	}
 	return printSessions(stdout, rows, time.Now())
+}
+
+// printSentSessions calls sessions.list and prints {"sessions": [...]}
+// with the rows as the gateway sent them.
+func printSentSessions(ctx context.Context, client *gateway.Client, params gateway.ListParams, stdout io.Writer) error {
+	raw, err := client.Call(ctx, gateway.MethodSessionsList, params)
+	if err != nil {
+		return err
+	}
+	sent, err := sentRows(gateway.MethodSessionsList, raw)
+	if err != nil {
+		return err
+	}
+	return writeJSON(stdout, map[string]any{"sessions": sent})
 }
 
 // listParams are sessions.list's params for the flags; zero values
@@ -80,10 +87,10 @@ func listParams(agentID string, limit, activeMinutes int) gateway.ListParams {
 // gateway sent them, for --json: a row keeps the fields this CLI does not
 // know. [] when there are none.
 func sentRows(method string, result json.RawMessage) ([]json.RawMessage, error) {
-	var res struct {
+	res, err := gateway.DecodeResult[struct {
 		Sessions []json.RawMessage `json:"sessions"`
-	}
-	if err := decodeResult(method, result, &res); err != nil {
+	}](method, result)
+	if err != nil {
 		return nil, err
 	}
 	if res.Sessions == nil {

@@ -69,17 +69,17 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 // askStatus calls status and reports its answer; the error is the call's
 // (the report says it too).
-func askStatus(ctx context.Context, client *gatewayClient) (statusReport, error) {
-	report := statusReport{URL: client.url, Sessions: []json.RawMessage{}}
-	raw, err := client.rawCall(ctx, gatewayCallTimeout, "status", nil)
+func askStatus(ctx context.Context, client *gateway.Client) (statusReport, error) {
+	report := statusReport{URL: client.URL(), Sessions: []json.RawMessage{}}
+	raw, err := client.Call(ctx, gateway.MethodStatus, nil)
 	var res gateway.StatusResult
 	if err == nil {
-		err = decodeResult("status", raw, &res)
+		res, err = gateway.DecodeResult[gateway.StatusResult](gateway.MethodStatus, raw)
 	}
 	if err == nil {
-		report.Sessions, err = sentRows("status", raw)
+		report.Sessions, err = sentRows(gateway.MethodStatus, raw)
 	}
-	var unreachable *unreachableError
+	var unreachable *gateway.TransportError
 	switch {
 	case errors.As(err, &unreachable):
 		report.Error = unreachable.Err.Error()

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/zero-gateway/zero/shared/gateway"
-	"github.com/zero-gateway/zero/shared/turn"
+	"github.com/zero-gateway/zero/shared/outbox"
 )
 
 // statusDeadItems is how many dead outbox items `zero status` lists.
@@ -19,14 +19,10 @@ const statusDeadItems = 20
 // askOutbox calls outbox.list for the dead items (and every state's
 // count). It never fails the status: a gateway without an outbox, or an
 // error, comes back as the reason the report has no outbox.
-func askOutbox(ctx context.Context, client *gatewayClient) (*gateway.OutboxListResult, string) {
+func askOutbox(ctx context.Context, client *gateway.Client) (*gateway.OutboxListResult, string) {
 	limit := statusDeadItems
-	raw, err := client.rawCall(ctx, gatewayCallTimeout, "outbox.list", gateway.OutboxListParams{State: turn.OutboxDead, Limit: &limit})
-	var res gateway.OutboxListResult
-	if err == nil {
-		err = decodeResult("outbox.list", raw, &res)
-	}
-	var gerr *gatewayError
+	res, err := client.OutboxList(ctx, gateway.OutboxListParams{State: outbox.Dead, Limit: &limit})
+	var gerr *gateway.RPCError
 	switch {
 	case errors.As(err, &gerr) && gerr.Status == http.StatusNotImplemented:
 		return nil, "not configured on this gateway"

@@ -169,7 +169,7 @@ func printTools(stdout, stderr io.Writer, report toolsReport, agentID string, re
 		}
 	}
 	if len(serverless) > 0 {
-		fmt.Fprintln(stdout, "not in this serverless deployment (a call answers why; see the README):", strings.Join(serverless, ", "))
+		fmt.Fprintln(stdout, "not in this serverless deployment (a call answers why; see docs/serverless.md):", strings.Join(serverless, ", "))
 	}
 	for _, w := range report.Warnings {
 		fmt.Fprintln(stderr, "warning:", w)

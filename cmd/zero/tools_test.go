@@ -201,7 +201,7 @@ func TestToolsTable(t *testing.T) {
 		"sessions_spawn    no       yes        sub-agents never get sessions_spawn\n",
 		"session_status    yes      yes        tools.profile \"messaging\" includes it\n",
 		"offered to the model: session_status\n",
-		"not in this serverless deployment (a call answers why; see the README): bash, browser, canvas, exec, nodes, process\n",
+		"not in this serverless deployment (a call answers why; see docs/serverless.md): bash, browser, canvas, exec, nodes, process\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)

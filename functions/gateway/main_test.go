@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
 	"github.com/zero-gateway/zero/shared/awsconfig"
+	"github.com/zero-gateway/zero/shared/awstest"
 	"github.com/zero-gateway/zero/shared/emulator"
 	"github.com/zero-gateway/zero/shared/secret"
 	"github.com/zero-gateway/zero/shared/ssmparam"
@@ -32,9 +31,7 @@ func TestMain(m *testing.M) {
 
 // freshTokenParam is a parameter name no other test uses.
 func freshTokenParam() string {
-	var b [6]byte
-	rand.Read(b[:])
-	return secret.Parameter("gw-"+hex.EncodeToString(b[:]), secret.GatewayToken.Name)
+	return secret.Parameter(awstest.Name("gw-"), secret.GatewayToken.Name)
 }
 
 func putToken(t *testing.T, param, token string) {
@@ -149,7 +146,7 @@ func TestTokenReadOnceAndRotated(t *testing.T) {
 	if got := status(goodToken); got != http.StatusBadRequest {
 		t.Errorf("within the TTL the old token: status %d; want it still accepted", got)
 	}
-	waitFor(t, func() bool { return status(rotated) == http.StatusBadRequest })
+	awstest.WaitFor(t, "the rotated token is accepted", 5*time.Second, func() bool { return status(rotated) == http.StatusBadRequest })
 	if got := status(goodToken); got != http.StatusUnauthorized {
 		t.Errorf("after the rotation the old token: status %d; want 401", got)
 	}
@@ -164,17 +161,5 @@ func TestTokenReadOnceAndRotated(t *testing.T) {
 		t.Errorf("no token, empty bearer: status %d; want 401", got)
 	}
 	putToken(t, later, goodToken)
-	waitFor(t, func() bool { return status(goodToken) == http.StatusBadRequest })
-}
-
-// waitFor polls cond for up to 5 s.
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 5 s")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	awstest.WaitFor(t, "the token set after cold start is accepted", 5*time.Second, func() bool { return status(goodToken) == http.StatusBadRequest })
 }

@@ -36,17 +36,17 @@ func TestRunnerWiresAutomationTools(t *testing.T) {
 				t.Fatal(err)
 			}
 			proc := app.proc
-			if proc.Cron == nil || proc.ConfigDoc == nil {
-				t.Fatalf("Cron %v, ConfigDoc %v; want both wired", proc.Cron, proc.ConfigDoc)
+			if proc.Tools.Cron == nil || proc.Tools.ConfigDoc == nil {
+				t.Fatalf("Cron %v, ConfigDoc %v; want both wired", proc.Tools.Cron, proc.Tools.ConfigDoc)
 			}
-			if got := proc.Cron.Schedules != nil; got != tt.wantSchedules {
+			if got := proc.Tools.Cron.Schedules != nil; got != tt.wantSchedules {
 				t.Errorf("schedules wired %v, want %v", got, tt.wantSchedules)
 			}
-			_, version, err := config.FetchStored(context.Background(), proc.ConfigDoc)
+			_, version, err := config.FetchStored(context.Background(), proc.Tools.ConfigDoc)
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = proc.ConfigDoc.PutIfVersion(context.Background(), []byte("{}"), version)
+			_, err = proc.Tools.ConfigDoc.PutIfVersion(context.Background(), []byte("{}"), version)
 			if diff := cmp.Diff(tt.wantWrite, codeOf(err)); diff != "" {
 				t.Errorf("write error code (-want +got):\n%s (%v)", diff, err)
 			}

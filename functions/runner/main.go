@@ -45,6 +45,8 @@ import (
 	"github.com/zero-gateway/zero/shared/sqsqueue"
 	"github.com/zero-gateway/zero/shared/ssmparam"
 	"github.com/zero-gateway/zero/shared/telegram"
+	"github.com/zero-gateway/zero/shared/tools/builtin"
+	"github.com/zero-gateway/zero/shared/tools/web"
 	"github.com/zero-gateway/zero/shared/transcript"
 	"github.com/zero-gateway/zero/shared/turn"
 	"github.com/zero-gateway/zero/shared/webchat"
@@ -184,27 +186,6 @@ func newSenders(ctx context.Context, secrets *ssmparam.Secrets, logger *slog.Log
 		logger.Info("discord replies on", "application_id", appID)
 	}
 	return senders, nil
-}
-
-// operatorDoor is the ingest door as a turn's Ingress: a message a turn
-// queues for another session (sessions_send) is an operator's (the
-// deployment's own agent sent it), so allowFrom does not apply.
-type operatorDoor struct{ door *ingest.Door }
-
-func (d operatorDoor) Queue(ctx context.Context, m inbound.Message) (string, error) {
-	out, err := d.door.Accept(ctx, ingest.Request{Message: m, Origin: ingest.Operator})
-	if err != nil {
-		return "", err
-	}
-	switch o := out.(type) {
-	case ingest.Queued:
-		return o.RunID, nil
-	case ingest.Refused:
-		return "", fmt.Errorf("refused: %s (%s)", o.Reason, o.Hint)
-	case ingest.Ignored:
-		return "", fmt.Errorf("not queued: %s", o.Reason)
-	}
-	return "", fmt.Errorf("ingest: unknown outcome %T", out)
 }
 
 // consumerFromEnv reads the queue consumer's settings; a bad value is an
@@ -408,23 +389,25 @@ func newProcessor(awsCfg aws.Config, ssmClient *ssm.Client, store *dynamo.Store,
 	s3Client := s3.NewFromConfig(awsCfg, func(o *s3.Options) { o.UsePathStyle = local })
 	bucket := s3store.New(s3Client, bucketName)
 	return &turn.Processor{
-		Store:        store,
-		Runs:         store.Runs(),
-		Transcript:   transcript.NewLog(bucket),
-		Contexts:     contextstore.New(bucket), // long contexts' base objects under contexts/
-		Workspace:    workspace.NewLoader(bucket, workspace.DefaultTTL, logger),
-		Memory:       memory.NewIndex(bucket),
-		Files:        bucket, // read, write, edit, apply_patch; conditional PutObject/DeleteObject
-		WebFetch:     turn.CachedFetcher(newWebFetcher(), store.WebCache(), logger),
-		WebSearch:    turn.CachedSearcher(newWebSearcher(secrets), store.WebCache(), logger),
-		ImageFetch:   newWebFetcher(), // the image tool's URLs, under web_fetch's SSRF guard
+		Store:      store,
+		Runs:       store.Runs(),
+		Transcript: transcript.NewLog(bucket),
+		Contexts:   contextstore.New(bucket), // long contexts' base objects under contexts/
+		Workspace:  workspace.NewLoader(bucket, workspace.DefaultTTL, logger),
+		Tools: builtin.Deps{
+			Memory:     memory.NewIndex(bucket),
+			Files:      bucket, // read, write, edit, apply_patch; conditional PutObject/DeleteObject
+			WebFetch:   web.CachedFetcher(newWebFetcher(), store.WebCache(), logger),
+			WebSearch:  web.CachedSearcher(newWebSearcher(secrets), store.WebCache(), logger),
+			ImageFetch: newWebFetcher(),                    // the image tool's URLs, under web_fetch's SSRF guard
+			Cron:       cronService(awsCfg, store, logger), // the cron tool (automation.go)
+			ConfigDoc:  configDoc(ssmClient),               // the gateway tool, when commands.restart enables it
+		},
 		Models:       models,
 		DefaultModel: ref,
 		Senders:      senders,
-		Messengers:   messengersOf(senders),              // the message tool
-		Attachments:  attachmentsOf(senders),             // photos sent to the bot (Telegram getFile)
-		Cron:         cronService(awsCfg, store, logger), // the cron tool (automation.go)
-		ConfigDoc:    configDoc(ssmClient),               // the gateway tool, when commands.restart enables it
+		Messengers:   messengersOf(senders),  // the message tool
+		Attachments:  attachmentsOf(senders), // photos sent to the bot (Telegram getFile)
 		Settings:     settings,
 		System:       systemPrompt,
 		Log:          logger,
@@ -441,7 +424,7 @@ func wireQueues(awsCfg aws.Config, store *dynamo.Store, proc *turn.Processor, co
 		return nil
 	}
 	// The lanes: the work queue, and the sub-agent queue where
-	// ZERO_SUBAGENT_QUEUE_URL names it (README, Queue modes and lanes).
+	// ZERO_SUBAGENT_QUEUE_URL names it (docs/queues.md).
 	lanes, queues, err := ingress.Lanes(sqs.NewFromConfig(awsCfg))
 	if err != nil {
 		return err
@@ -451,7 +434,7 @@ func wireQueues(awsCfg aws.Config, store *dynamo.Store, proc *turn.Processor, co
 	consumer.Delayer, consumer.Delayers = queue, delayersOf(queues)
 	// sessions_send and sessions_spawn queue for other sessions through
 	// the ingest door, a sub-agent's session on the sub-agent lane.
-	proc.Ingress = operatorDoor{ingest.NewDoor(ingest.Deps{Settings: settings, Queue: lanes, Stops: store})}
+	proc.Door = ingest.NewDoor(ingest.Deps{Settings: settings, Queue: lanes, Stops: store})
 	// Announces are kept in the outbox and delivered from their own
 	// KindDeliver messages on this queue.
 	proc.Outbox, proc.Work = store.Outbox(), queue

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 
+	"github.com/zero-gateway/zero/shared/chataction"
 	"github.com/zero-gateway/zero/shared/discord"
 	"github.com/zero-gateway/zero/shared/telegram"
 	"github.com/zero-gateway/zero/shared/turn"
@@ -32,10 +33,10 @@ func (s *telegramSender) Supports(action string) bool {
 }
 
 // Do runs a message tool action with the bot token in force.
-func (s *telegramSender) Do(ctx context.Context, a turn.MessageAction) (turn.MessageResult, error) {
+func (s *telegramSender) Do(ctx context.Context, a chataction.Action) (chataction.Result, error) {
 	c, err := s.client.Get(ctx)
 	if err != nil {
-		return turn.MessageResult{}, err
+		return chataction.Result{}, err
 	}
 	return c.Do(ctx, a)
 }
@@ -46,10 +47,10 @@ func (s *discordSender) Supports(action string) bool {
 }
 
 // Do runs a message tool action with the bot token in force.
-func (s *discordSender) Do(ctx context.Context, a turn.MessageAction) (turn.MessageResult, error) {
+func (s *discordSender) Do(ctx context.Context, a chataction.Action) (chataction.Result, error) {
 	c, err := s.current(ctx)
 	if err != nil {
-		return turn.MessageResult{}, err
+		return chataction.Result{}, err
 	}
 	return c.Do(ctx, a)
 }

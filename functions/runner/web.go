@@ -8,7 +8,7 @@ import (
 
 	"github.com/zero-gateway/zero/shared/brave"
 	"github.com/zero-gateway/zero/shared/secret"
-	"github.com/zero-gateway/zero/shared/turn"
+	"github.com/zero-gateway/zero/shared/tools/web"
 	"github.com/zero-gateway/zero/shared/webfetch"
 )
 
@@ -41,8 +41,8 @@ func newWebSearcher(secrets secret.Getter) *braveSearcher {
 	})}
 }
 
-// Search implements turn.WebSearcher.
-func (b *braveSearcher) Search(ctx context.Context, query string, count int) ([]turn.WebResult, error) {
+// Search implements web.Searcher.
+func (b *braveSearcher) Search(ctx context.Context, query string, count int) ([]web.Result, error) {
 	c, err := b.client.Get(ctx)
 	if err != nil {
 		return nil, err
@@ -51,9 +51,9 @@ func (b *braveSearcher) Search(ctx context.Context, query string, count int) ([]
 	if err != nil {
 		return nil, err
 	}
-	out := make([]turn.WebResult, len(results))
+	out := make([]web.Result, len(results))
 	for i, r := range results {
-		out[i] = turn.WebResult{Title: r.Title, URL: r.URL, Description: r.Description}
+		out[i] = web.Result{Title: r.Title, URL: r.URL, Description: r.Description}
 	}
 	return out, nil
 }

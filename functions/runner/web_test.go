@@ -9,7 +9,7 @@ import (
 
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/secret"
-	"github.com/zero-gateway/zero/shared/turn"
+	"github.com/zero-gateway/zero/shared/tools/web"
 )
 
 // mapSecrets is a secret.Getter over a map; a missing name is NotFound.
@@ -38,12 +38,12 @@ func TestBraveSearcher(t *testing.T) {
 		name      string
 		paramEnv  string
 		secrets   mapSecrets
-		want      []turn.WebResult
+		want      []web.Result
 		wantErr   string
 		wantCalls int
 	}{
 		{name: "key set", paramEnv: "/zero/s/secrets/brave-api-key", secrets: mapSecrets{"brave-api-key": "bsa-key"},
-			want: []turn.WebResult{{Title: "ZERO", URL: "https://zero.example/", Description: "a gateway"}}, wantCalls: 1},
+			want: []web.Result{{Title: "ZERO", URL: "https://zero.example/", Description: "a gateway"}}, wantCalls: 1},
 		{name: "secret not set", paramEnv: "/zero/s/secrets/brave-api-key", secrets: mapSecrets{}, wantErr: "not configured"},
 		{name: "parameter not named", paramEnv: "", secrets: mapSecrets{"brave-api-key": "bsa-key"}, wantErr: "not configured"},
 	}

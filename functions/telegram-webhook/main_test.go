@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
 	"github.com/zero-gateway/zero/shared/awsconfig"
+	"github.com/zero-gateway/zero/shared/awstest"
 	"github.com/zero-gateway/zero/shared/emulator"
 	"github.com/zero-gateway/zero/shared/secret"
 	"github.com/zero-gateway/zero/shared/ssmparam"
@@ -35,9 +34,7 @@ func TestMain(m *testing.M) {
 
 // freshSecretParam is a parameter name no other test uses.
 func freshSecretParam(t *testing.T) string {
-	var b [6]byte
-	rand.Read(b[:])
-	return secret.Parameter("wh-"+hex.EncodeToString(b[:]), secret.TelegramWebhookSecret.Name)
+	return secret.Parameter(awstest.Name("wh-"), secret.TelegramWebhookSecret.Name)
 }
 
 const goodSecret = "whsec_0123456789abcdefghijklmnopqrstuv"
@@ -158,20 +155,8 @@ func TestSecretReadOnceAndRotated(t *testing.T) {
 	if got := status(goodSecret); got != http.StatusBadRequest {
 		t.Errorf("within the TTL the old secret: status %d; want it still accepted", got)
 	}
-	waitFor(t, func() bool { return status(rotated) == http.StatusBadRequest })
+	awstest.WaitFor(t, "the rotated secret is accepted", 5*time.Second, func() bool { return status(rotated) == http.StatusBadRequest })
 	if got := status(goodSecret); got != http.StatusUnauthorized {
 		t.Errorf("after the rotation the old secret: status %d; want 401", got)
-	}
-}
-
-// waitFor polls cond for up to 5 s.
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 5 s")
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }

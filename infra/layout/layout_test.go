@@ -1,13 +1,17 @@
 // Package layout enforces the dependency direction of shared/: the domain
-// core imports no AWS or Lambda package and no adapter; an adapter imports
-// the core and its own SDK, never another adapter. Every package under
-// shared/ must be classified here, so a new one forces the decision.
+// (plain types and their rules) imports only the standard library and
+// other domain packages; the core imports no AWS or Lambda package and no
+// adapter; an adapter imports the domain, the core and its own SDK, never
+// another adapter; the channel adapters, the session store and the ingest
+// door never reach the turn engine. Every package under shared/ must be
+// classified here, so a new one forces the decision.
 package layout
 
 import (
 	"encoding/json"
 	"io"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -17,16 +21,22 @@ const module = "github.com/zero-gateway/zero/"
 // roles of the packages directly under shared/; subpackages (xxxtest)
 // inherit their parent's role.
 var roles = map[string]string{
-	"fault":        "core",
-	"inbound":      "core",
-	"session":      "core",
-	"transcript":   "core",
-	"model":        "core",
+	"fault":        "domain",
+	"inbound":      "domain",
+	"session":      "domain",
+	"transcript":   "domain",
+	"model":        "domain",
+	"run":          "domain", // agent runs: the record, the event log, the store port and its conformance suite
+	"stopmark":     "domain", // the mark a /stop leaves on its session: expiry, Active, the commit's check
+	"outbox":       "domain", // durable deliveries (announces): the item, its states, the store port
+	"receipt":      "domain", // the idempotency record of one inbound message: committed, then done
+	"chataction":   "domain", // the message tool's actions on a chat and their results
+	"sessionstate": "domain", // what a turn loads and commits besides the entry: the model context, the snapshot, the extra
 	"turn":         "core",
 	"config":       "core",
 	"tool":         "core",
+	"tools":        "core", // the built-in tools: the registry (tools), its list (builtin) and the families (web, memory, files, media, automation)
 	"agent":        "core",
-	"run":          "core",
 	"workspace":    "core",
 	"gateway":      "core",
 	"ingest":       "core", // the one door every ingress calls: routing, admission, stop marks, enqueue
@@ -58,11 +68,36 @@ var roles = map[string]string{
 	"awserr":       "support", // classifies AWS SDK errors for the AWS adapters
 	"awsconfig":    "support", // builds the SDK config for mains and tests
 	"emulator":     "support", // starts the local AWS emulator for tests and `zero dev`
+	"awstest":      "support", // tests only: unique resource names and polling with a deadline
 	"lambdalog":    "support", // the functions' JSON log lines with the Lambda request id
 	"deadline":     "support", // whether a retry's wait fits the caller's deadline, and the wait (the chat clients)
 }
 
 var forbiddenInCore = []string{"github.com/aws/", "github.com/openai/", "github.com/anthropics/"}
+
+// testLibraries are what a domain package's test helpers (xxxtest) may
+// import besides the standard library and the domain.
+var testLibraries = []string{"github.com/google/go-cmp/"}
+
+// engineFree are the packages that must not reach the turn engine: they
+// speak the domain types, and the engine declares the ports they satisfy
+// (functions/runner asserts the fit), so the engine may import ingest.
+// The built-in tools (tools) see a run through tools.Run and their own
+// ports, never the engine.
+var engineFree = []string{"ingest", "telegram", "discord", "dynamo", "tools"}
+
+// standard reports whether path is a standard library package: its first
+// element has no dot (module paths must have one).
+func standard(path string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	return !strings.Contains(first, ".")
+}
+
+// testHelper reports whether path is a test-helper package (its last
+// element ends in "test", like runtest or outboxtest).
+func testHelper(path string) bool {
+	return strings.HasSuffix(path[strings.LastIndex(path, "/")+1:], "test")
+}
 
 type pkg struct {
 	ImportPath string
@@ -109,10 +144,23 @@ func TestDependencyDirection(t *testing.T) {
 		name, _ := top(p.ImportPath)
 		role, ok := roles[name]
 		if !ok {
-			t.Errorf("%s: shared/%s is not classified in infra/layout (core, adapter or support)", p.ImportPath, name)
+			t.Errorf("%s: shared/%s is not classified in infra/layout (domain, core, adapter or support)", p.ImportPath, name)
 			continue
 		}
 		switch role {
+		case "domain":
+			for _, d := range p.Deps {
+				if standard(d) {
+					continue
+				}
+				if dep, ok := top(d); ok && roles[dep] == "domain" {
+					continue
+				}
+				if testHelper(p.ImportPath) && slices.ContainsFunc(testLibraries, func(lib string) bool { return strings.HasPrefix(d, lib) }) {
+					continue
+				}
+				t.Errorf("domain package %s reaches %s: the domain imports only the standard library and other domain packages", p.ImportPath, d)
+			}
 		case "core":
 			for _, d := range p.Deps {
 				for _, bad := range forbiddenInCore {
@@ -120,7 +168,7 @@ func TestDependencyDirection(t *testing.T) {
 						t.Errorf("core package %s reaches %s", p.ImportPath, d)
 					}
 				}
-				if dep, ok := top(d); ok && roles[dep] != "core" {
+				if dep, ok := top(d); ok && roles[dep] != "core" && roles[dep] != "domain" {
 					t.Errorf("core package %s reaches %s package %s", p.ImportPath, roles[dep], d)
 				}
 			}
@@ -135,6 +183,23 @@ func TestDependencyDirection(t *testing.T) {
 				if dep, ok := top(d); ok && roles[dep] == "adapter" {
 					t.Errorf("support package %s reaches adapter %s", p.ImportPath, d)
 				}
+			}
+		}
+	}
+}
+
+// TestEngineFree: the ingest door, the channel adapters and the session
+// store do not reach shared/turn (go list -deps, tests excluded).
+func TestEngineFree(t *testing.T) {
+	engine := module + "shared/turn"
+	for _, p := range listShared(t) {
+		name, _ := top(p.ImportPath)
+		if !slices.Contains(engineFree, name) {
+			continue
+		}
+		for _, d := range p.Deps {
+			if d == engine || strings.HasPrefix(d, engine+"/") {
+				t.Errorf("%s reaches the turn engine (%s): use the domain packages, and let the engine declare the port", p.ImportPath, d)
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package cron_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,19 @@ import (
 
 func TestMemoryStore(t *testing.T) {
 	crontest.TestStore(t, func(*testing.T) cron.Store { return &cron.Memory{} })
+}
+
+func TestMemorySchedules(t *testing.T) {
+	crontest.TestSchedules(t, func(*testing.T) crontest.Schedules {
+		m := &cron.MemorySchedules{}
+		return crontest.Schedules{Schedules: m, Get: func(_ context.Context, name string) (cron.ScheduleSpec, error) {
+			spec, ok := m.Specs[name]
+			if !ok {
+				return cron.ScheduleSpec{}, fault.New(fault.NotFound, "no schedule %s", name)
+			}
+			return spec, nil
+		}}
+	})
 }
 
 func isolated() cron.Job {

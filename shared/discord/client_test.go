@@ -17,12 +17,7 @@ import (
 	"github.com/zero-gateway/zero/shared/discord"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/session"
-	"github.com/zero-gateway/zero/shared/turn"
 )
-
-// The client is the runner's sender for Discord.
-var _ turn.PartSender = (*discord.Client)(nil)
-var _ turn.Sender = (*discord.Client)(nil)
 
 // call is one request the fake Discord API received.
 type call struct {

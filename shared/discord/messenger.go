@@ -8,18 +8,18 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/zero-gateway/zero/shared/chataction"
 	"github.com/zero-gateway/zero/shared/fault"
-	"github.com/zero-gateway/zero/shared/turn"
 )
 
 // flagSuppressNotifications is the message flag of a silent send.
 const flagSuppressNotifications = 1 << 12
 
 // Supports reports the message tool actions on Discord: all of
-// turn.MessageActions (Client is the runner's turn.Messenger for channel
-// discord; every action goes through the bot token).
+// chataction.All (Client is the runner's messenger for channel discord;
+// every action goes through the bot token).
 func (c *Client) Supports(action string) bool {
-	for _, a := range turn.MessageActions {
+	for _, a := range chataction.All {
 		if a == action {
 			return true
 		}
@@ -34,57 +34,57 @@ func (c *Client) Supports(action string) bool {
 // without a.GuildID lists only the channel's threads. thread-reply posts
 // only to a thread whose parent is a.To.To. Errors are classified as
 // call's; no bot token is fault.Invalid.
-func (c *Client) Do(ctx context.Context, a turn.MessageAction) (turn.MessageResult, error) {
+func (c *Client) Do(ctx context.Context, a chataction.Action) (chataction.Result, error) {
 	if c.botToken == "" {
-		return turn.MessageResult{}, fault.New(fault.Invalid, "discord: the message tool needs the bot token (secret discord-bot-token)")
+		return chataction.Result{}, fault.New(fault.Invalid, "discord: the message tool needs the bot token (secret discord-bot-token)")
 	}
 	ch := "/channels/" + url.PathEscape(a.To.To)
 	msg := ch + "/messages/" + url.PathEscape(a.MessageID)
 	switch a.Action {
-	case turn.ActionSend:
+	case chataction.Send:
 		return c.sendText(ctx, ch, a.Text, a.ReplyTo, a.Silent)
-	case turn.ActionThreadReply:
+	case chataction.ThreadReply:
 		return c.threadReply(ctx, a)
-	case turn.ActionPoll:
+	case chataction.Poll:
 		return c.sendPoll(ctx, ch, a)
-	case turn.ActionEdit:
+	case chataction.Edit:
 		return c.edit(ctx, msg, a)
-	case turn.ActionReact:
+	case chataction.React:
 		return c.react(ctx, msg, a)
-	case turn.ActionReactions:
+	case chataction.Reactions:
 		return c.reactions(ctx, msg, a.MessageID)
-	case turn.ActionDelete:
+	case chataction.Delete:
 		return c.bare(ctx, http.MethodDelete, msg, "deleted message "+a.MessageID, a.MessageID)
-	case turn.ActionPin:
+	case chataction.Pin:
 		return c.bare(ctx, http.MethodPut, ch+"/pins/"+url.PathEscape(a.MessageID), "pinned message "+a.MessageID, a.MessageID)
-	case turn.ActionUnpin:
+	case chataction.Unpin:
 		return c.bare(ctx, http.MethodDelete, ch+"/pins/"+url.PathEscape(a.MessageID), "unpinned message "+a.MessageID, a.MessageID)
-	case turn.ActionListPins:
+	case chataction.ListPins:
 		return c.read(ctx, ch+"/pins", &[]apiMessage{}, "listed the pinned messages")
-	case turn.ActionThreadCreate:
+	case chataction.ThreadCreate:
 		return c.threadCreate(ctx, ch, a)
-	case turn.ActionChannelInfo:
+	case chataction.ChannelInfo:
 		return c.read(ctx, ch, &apiChannel{}, "read channel "+a.To.To)
 	}
 	return c.guildAction(ctx, a)
 }
 
 // guildAction runs the actions that read the channel's server.
-func (c *Client) guildAction(ctx context.Context, a turn.MessageAction) (turn.MessageResult, error) {
+func (c *Client) guildAction(ctx context.Context, a chataction.Action) (chataction.Result, error) {
 	guild, err := c.guildOf(ctx, a)
 	if err != nil {
-		return turn.MessageResult{}, err
+		return chataction.Result{}, err
 	}
 	g := "/guilds/" + url.PathEscape(guild)
 	switch a.Action {
-	case turn.ActionChannelList:
+	case chataction.ChannelList:
 		return c.read(ctx, g+"/channels", &[]apiChannel{}, "listed the channels of server "+guild)
-	case turn.ActionMemberInfo:
+	case chataction.MemberInfo:
 		return c.read(ctx, g+"/members/"+url.PathEscape(a.UserID), &apiMember{}, "read member "+a.UserID)
-	case turn.ActionThreadList:
+	case chataction.ThreadList:
 		return c.threadList(ctx, g, a)
 	}
-	return turn.MessageResult{}, fault.New(fault.Invalid, "discord has no message action %q", a.Action)
+	return chataction.Result{}, fault.New(fault.Invalid, "discord has no message action %q", a.Action)
 }
 
 // apiMessage, apiChannel and apiMember are the fields of Discord's objects the
@@ -148,7 +148,7 @@ func (c *Client) bot() string { return "Bot " + c.botToken }
 
 // sendText posts text (split at MaxMessageLength) to the channel at path
 // ch, replying to replyTo with the first message.
-func (c *Client) sendText(ctx context.Context, ch, text, replyTo string, silent bool) (turn.MessageResult, error) {
+func (c *Client) sendText(ctx context.Context, ch, text, replyTo string, silent bool) (chataction.Result, error) {
 	body := outgoing{AllowedMentions: noMentions()}
 	if replyTo != "" {
 		body.MessageReference = &reference{MessageID: replyTo}
@@ -156,7 +156,7 @@ func (c *Client) sendText(ctx context.Context, ch, text, replyTo string, silent 
 	if silent {
 		body.Flags = flagSuppressNotifications
 	}
-	var res turn.MessageResult
+	var res chataction.Result
 	pieces := c.Render(text)
 	for i, piece := range pieces {
 		body.Content = piece
@@ -173,13 +173,13 @@ func (c *Client) sendText(ctx context.Context, ch, text, replyTo string, silent 
 
 // threadReply posts to a.To.ThreadID after checking it is a thread of
 // channel a.To.To.
-func (c *Client) threadReply(ctx context.Context, a turn.MessageAction) (turn.MessageResult, error) {
+func (c *Client) threadReply(ctx context.Context, a chataction.Action) (chataction.Result, error) {
 	var th apiChannel
 	if err := c.callInto(ctx, "thread", http.MethodGet, "/channels/"+url.PathEscape(a.To.ThreadID), c.bot(), nil, &th); err != nil {
-		return turn.MessageResult{}, err
+		return chataction.Result{}, err
 	}
 	if th.ParentID != a.To.To {
-		return turn.MessageResult{}, fault.New(fault.Invalid, "discord thread-reply: %s is not a thread of channel %s", a.To.ThreadID, a.To.To)
+		return chataction.Result{}, fault.New(fault.Invalid, "discord thread-reply: %s is not a thread of channel %s", a.To.ThreadID, a.To.To)
 	}
 	res, err := c.sendText(ctx, "/channels/"+url.PathEscape(a.To.ThreadID), a.Text, a.ReplyTo, a.Silent)
 	res.ThreadID = a.To.ThreadID
@@ -202,7 +202,7 @@ type pollAnswer struct {
 }
 
 // sendPoll posts a poll lasting a.Hours (default 24).
-func (c *Client) sendPoll(ctx context.Context, ch string, a turn.MessageAction) (turn.MessageResult, error) {
+func (c *Client) sendPoll(ctx context.Context, ch string, a chataction.Action) (chataction.Result, error) {
 	p := &poll{Duration: a.Hours, AllowMultiselect: a.Multiple}
 	if p.Duration == 0 {
 		p.Duration = 24
@@ -219,28 +219,28 @@ func (c *Client) sendPoll(ctx context.Context, ch string, a turn.MessageAction) 
 	}
 	var sent apiMessage
 	if err := c.callInto(ctx, "poll", http.MethodPost, ch+"/messages", c.bot(), body, &sent); err != nil {
-		return turn.MessageResult{}, err
+		return chataction.Result{}, err
 	}
-	return turn.MessageResult{Did: fmt.Sprintf("sent a poll with %d answers as message %s", len(a.Options), sent.ID), MessageIDs: []string{sent.ID}}, nil
+	return chataction.Result{Did: fmt.Sprintf("sent a poll with %d answers as message %s", len(a.Options), sent.ID), MessageIDs: []string{sent.ID}}, nil
 }
 
 // edit replaces a message's content; it must fit one message.
-func (c *Client) edit(ctx context.Context, msg string, a turn.MessageAction) (turn.MessageResult, error) {
+func (c *Client) edit(ctx context.Context, msg string, a chataction.Action) (chataction.Result, error) {
 	pieces := c.Render(a.Text)
 	if len(pieces) != 1 {
-		return turn.MessageResult{}, fault.New(fault.Invalid, "discord edit: the text must fit one message (%d characters)", MaxMessageLength)
+		return chataction.Result{}, fault.New(fault.Invalid, "discord edit: the text must fit one message (%d characters)", MaxMessageLength)
 	}
 	body := outgoing{Content: pieces[0], AllowedMentions: noMentions()}
 	if err := c.callInto(ctx, "edit", http.MethodPatch, msg, c.bot(), body, nil); err != nil {
-		return turn.MessageResult{}, err
+		return chataction.Result{}, err
 	}
-	return turn.MessageResult{Did: "edited message " + a.MessageID, MessageIDs: []string{a.MessageID}}, nil
+	return chataction.Result{Did: "edited message " + a.MessageID, MessageIDs: []string{a.MessageID}}, nil
 }
 
 // react adds (or, with a.Remove, removes) the bot's reaction a.Emoji.
-func (c *Client) react(ctx context.Context, msg string, a turn.MessageAction) (turn.MessageResult, error) {
+func (c *Client) react(ctx context.Context, msg string, a chataction.Action) (chataction.Result, error) {
 	if a.Emoji == "" {
-		return turn.MessageResult{}, fault.New(fault.Invalid, "discord react: name the emoji to add or remove")
+		return chataction.Result{}, fault.New(fault.Invalid, "discord react: name the emoji to add or remove")
 	}
 	path := msg + "/reactions/" + url.PathEscape(a.Emoji) + "/@me"
 	if a.Remove {
@@ -250,36 +250,36 @@ func (c *Client) react(ctx context.Context, msg string, a turn.MessageAction) (t
 }
 
 // reactions reads a message's reaction counts.
-func (c *Client) reactions(ctx context.Context, msg, id string) (turn.MessageResult, error) {
+func (c *Client) reactions(ctx context.Context, msg, id string) (chataction.Result, error) {
 	var m apiMessage
 	if err := c.callInto(ctx, "reactions", http.MethodGet, msg, c.bot(), nil, &m); err != nil {
-		return turn.MessageResult{}, err
+		return chataction.Result{}, err
 	}
 	return report("read the reactions of message "+id, m.Reactions)
 }
 
 // threadCreate starts a thread from a.MessageID, or a public thread
 // (type 11) without one.
-func (c *Client) threadCreate(ctx context.Context, ch string, a turn.MessageAction) (turn.MessageResult, error) {
+func (c *Client) threadCreate(ctx context.Context, ch string, a chataction.Action) (chataction.Result, error) {
 	path, body := ch+"/threads", map[string]any{"name": a.Name, "type": 11}
 	if a.MessageID != "" {
 		path, body = ch+"/messages/"+url.PathEscape(a.MessageID)+"/threads", map[string]any{"name": a.Name}
 	}
 	var th apiChannel
 	if err := c.callInto(ctx, "thread-create", http.MethodPost, path, c.bot(), body, &th); err != nil {
-		return turn.MessageResult{}, err
+		return chataction.Result{}, err
 	}
-	return turn.MessageResult{Did: fmt.Sprintf("created thread %q (%s)", th.Name, th.ID), ThreadID: th.ID}, nil
+	return chataction.Result{Did: fmt.Sprintf("created thread %q (%s)", th.Name, th.ID), ThreadID: th.ID}, nil
 }
 
 // threadList lists the server's active threads: only channel a.To.To's
 // unless a.GuildID named the server.
-func (c *Client) threadList(ctx context.Context, g string, a turn.MessageAction) (turn.MessageResult, error) {
+func (c *Client) threadList(ctx context.Context, g string, a chataction.Action) (chataction.Result, error) {
 	var ans struct {
 		Threads []apiChannel `json:"threads"`
 	}
 	if err := c.callInto(ctx, "thread-list", http.MethodGet, g+"/threads/active", c.bot(), nil, &ans); err != nil {
-		return turn.MessageResult{}, err
+		return chataction.Result{}, err
 	}
 	threads := []apiChannel{}
 	for _, th := range ans.Threads {
@@ -291,7 +291,7 @@ func (c *Client) threadList(ctx context.Context, g string, a turn.MessageAction)
 }
 
 // guildOf is a.GuildID, else the server of channel a.To.To.
-func (c *Client) guildOf(ctx context.Context, a turn.MessageAction) (string, error) {
+func (c *Client) guildOf(ctx context.Context, a chataction.Action) (string, error) {
 	if a.GuildID != "" {
 		return a.GuildID, nil
 	}
@@ -306,26 +306,26 @@ func (c *Client) guildOf(ctx context.Context, a turn.MessageAction) (string, err
 }
 
 // bare sends a request without a body whose answer is empty (204).
-func (c *Client) bare(ctx context.Context, method, path, did, id string) (turn.MessageResult, error) {
+func (c *Client) bare(ctx context.Context, method, path, did, id string) (chataction.Result, error) {
 	if err := c.callInto(ctx, did, method, path, c.bot(), nil, nil); err != nil {
-		return turn.MessageResult{}, err
+		return chataction.Result{}, err
 	}
-	return turn.MessageResult{Did: did, MessageIDs: []string{id}}, nil
+	return chataction.Result{Did: did, MessageIDs: []string{id}}, nil
 }
 
 // read GETs path into v (a pointer to the reported fields) and reports it.
-func (c *Client) read(ctx context.Context, path string, v any, did string) (turn.MessageResult, error) {
+func (c *Client) read(ctx context.Context, path string, v any, did string) (chataction.Result, error) {
 	if err := c.callInto(ctx, did, http.MethodGet, path, c.bot(), nil, v); err != nil {
-		return turn.MessageResult{}, err
+		return chataction.Result{}, err
 	}
 	return report(did, v)
 }
 
 // report is a read action's result with v as its data.
-func report(did string, v any) (turn.MessageResult, error) {
+func report(did string, v any) (chataction.Result, error) {
 	data, err := json.Marshal(v)
 	if err != nil {
-		return turn.MessageResult{}, fault.Wrap(fault.Internal, err, "discord: encoding %s", did)
+		return chataction.Result{}, fault.Wrap(fault.Internal, err, "discord: encoding %s", did)
 	}
-	return turn.MessageResult{Did: did, Data: data}, nil
+	return chataction.Result{Did: did, Data: data}, nil
 }

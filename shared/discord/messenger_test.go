@@ -9,13 +9,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/zero-gateway/zero/shared/chataction"
 	"github.com/zero-gateway/zero/shared/discord"
 	"github.com/zero-gateway/zero/shared/session"
-	"github.com/zero-gateway/zero/shared/turn"
 )
-
-// The client is the runner's messenger for Discord.
-var _ turn.Messenger = (*discord.Client)(nil)
 
 // js parses a JSON object for a wanted request body.
 func js(t *testing.T, s string) map[string]any {
@@ -34,100 +31,100 @@ func TestMessengerActions(t *testing.T) {
 	chanInfo := answer{200, `{"id":"100","type":0,"guild_id":"9","name":"general","topic":"t","last_message_id":"5"}`}
 	tests := []struct {
 		name     string
-		act      turn.MessageAction
+		act      chataction.Action
 		answers  []answer
 		want     []call // Body as JSON text in wantBody
 		wantBody []string
-		result   turn.MessageResult
+		result   chataction.Result
 		data     string
 		wantErr  string
 	}{
-		{name: "send with reply and silent", act: turn.MessageAction{Action: turn.ActionSend, To: to, Text: "hi @everyone", ReplyTo: "55", Silent: true},
+		{name: "send with reply and silent", act: chataction.Action{Action: chataction.Send, To: to, Text: "hi @everyone", ReplyTo: "55", Silent: true},
 			answers:  []answer{{200, `{"id":"201","channel_id":"100"}`}},
 			want:     []call{{Method: "POST", Path: "/channels/100/messages", Auth: bot}},
 			wantBody: []string{`{"content":"hi @everyone",` + noMention + `,"message_reference":{"message_id":"55","fail_if_not_exists":false},"flags":4096}`},
-			result:   turn.MessageResult{Did: "sent 1 message(s) to channel 100", MessageIDs: []string{"201"}}},
-		{name: "react", act: turn.MessageAction{Action: turn.ActionReact, To: to, MessageID: "55", Emoji: "👍"},
+			result:   chataction.Result{Did: "sent 1 message(s) to channel 100", MessageIDs: []string{"201"}}},
+		{name: "react", act: chataction.Action{Action: chataction.React, To: to, MessageID: "55", Emoji: "👍"},
 			answers: []answer{{204, ``}},
 			want:    []call{{Method: "PUT", Path: "/channels/100/messages/55/reactions/%F0%9F%91%8D/@me", Auth: bot}},
-			result:  turn.MessageResult{Did: "reacted 👍 to message 55", MessageIDs: []string{"55"}}},
-		{name: "remove a reaction", act: turn.MessageAction{Action: turn.ActionReact, To: to, MessageID: "55", Emoji: "party:77", Remove: true},
+			result:  chataction.Result{Did: "reacted 👍 to message 55", MessageIDs: []string{"55"}}},
+		{name: "remove a reaction", act: chataction.Action{Action: chataction.React, To: to, MessageID: "55", Emoji: "party:77", Remove: true},
 			answers: []answer{{204, ``}},
 			want:    []call{{Method: "DELETE", Path: "/channels/100/messages/55/reactions/party:77/@me", Auth: bot}},
-			result:  turn.MessageResult{Did: "removed the reaction party:77 from message 55", MessageIDs: []string{"55"}}},
-		{name: "reactions", act: turn.MessageAction{Action: turn.ActionReactions, To: to, MessageID: "55"},
+			result:  chataction.Result{Did: "removed the reaction party:77 from message 55", MessageIDs: []string{"55"}}},
+		{name: "reactions", act: chataction.Action{Action: chataction.Reactions, To: to, MessageID: "55"},
 			answers: []answer{{200, `{"id":"55","content":"x","reactions":[{"count":2,"me":true,"emoji":{"id":null,"name":"👍"}}]}`}},
 			want:    []call{{Method: "GET", Path: "/channels/100/messages/55", Auth: bot}},
-			result:  turn.MessageResult{Did: "read the reactions of message 55"},
+			result:  chataction.Result{Did: "read the reactions of message 55"},
 			data:    `[{"count":2,"me":true,"emoji":{"name":"👍"}}]`},
-		{name: "edit", act: turn.MessageAction{Action: turn.ActionEdit, To: to, MessageID: "55", Text: "new"},
+		{name: "edit", act: chataction.Action{Action: chataction.Edit, To: to, MessageID: "55", Text: "new"},
 			answers:  []answer{{200, `{"id":"55"}`}},
 			want:     []call{{Method: "PATCH", Path: "/channels/100/messages/55", Auth: bot}},
 			wantBody: []string{`{"content":"new",` + noMention + `}`},
-			result:   turn.MessageResult{Did: "edited message 55", MessageIDs: []string{"55"}}},
-		{name: "delete", act: turn.MessageAction{Action: turn.ActionDelete, To: to, MessageID: "55"},
+			result:   chataction.Result{Did: "edited message 55", MessageIDs: []string{"55"}}},
+		{name: "delete", act: chataction.Action{Action: chataction.Delete, To: to, MessageID: "55"},
 			answers: []answer{{204, ``}},
 			want:    []call{{Method: "DELETE", Path: "/channels/100/messages/55", Auth: bot}},
-			result:  turn.MessageResult{Did: "deleted message 55", MessageIDs: []string{"55"}}},
-		{name: "pin", act: turn.MessageAction{Action: turn.ActionPin, To: to, MessageID: "55"},
+			result:  chataction.Result{Did: "deleted message 55", MessageIDs: []string{"55"}}},
+		{name: "pin", act: chataction.Action{Action: chataction.Pin, To: to, MessageID: "55"},
 			answers: []answer{{204, ``}},
 			want:    []call{{Method: "PUT", Path: "/channels/100/pins/55", Auth: bot}},
-			result:  turn.MessageResult{Did: "pinned message 55", MessageIDs: []string{"55"}}},
-		{name: "unpin", act: turn.MessageAction{Action: turn.ActionUnpin, To: to, MessageID: "55"},
+			result:  chataction.Result{Did: "pinned message 55", MessageIDs: []string{"55"}}},
+		{name: "unpin", act: chataction.Action{Action: chataction.Unpin, To: to, MessageID: "55"},
 			answers: []answer{{204, ``}},
 			want:    []call{{Method: "DELETE", Path: "/channels/100/pins/55", Auth: bot}},
-			result:  turn.MessageResult{Did: "unpinned message 55", MessageIDs: []string{"55"}}},
-		{name: "list pins", act: turn.MessageAction{Action: turn.ActionListPins, To: to},
+			result:  chataction.Result{Did: "unpinned message 55", MessageIDs: []string{"55"}}},
+		{name: "list pins", act: chataction.Action{Action: chataction.ListPins, To: to},
 			answers: []answer{{200, `[{"id":"55","channel_id":"100","content":"pinned","author":{"id":"3","username":"ana"},"timestamp":"2026-11-25T12:00:00Z","tts":false}]`}},
 			want:    []call{{Method: "GET", Path: "/channels/100/pins", Auth: bot}},
-			result:  turn.MessageResult{Did: "listed the pinned messages"},
+			result:  chataction.Result{Did: "listed the pinned messages"},
 			data:    `[{"id":"55","channel_id":"100","author":{"id":"3","username":"ana"},"content":"pinned","timestamp":"2026-11-25T12:00:00Z"}]`},
-		{name: "poll", act: turn.MessageAction{Action: turn.ActionPoll, To: to, Question: "Lunch?", Options: []string{"pizza", "sushi"}, Multiple: true, Hours: 2},
+		{name: "poll", act: chataction.Action{Action: chataction.Poll, To: to, Question: "Lunch?", Options: []string{"pizza", "sushi"}, Multiple: true, Hours: 2},
 			answers: []answer{{200, `{"id":"202"}`}},
 			want:    []call{{Method: "POST", Path: "/channels/100/messages", Auth: bot}},
 			wantBody: []string{`{` + noMention + `,"poll":{"question":{"text":"Lunch?"},"answers":[{"poll_media":{"text":"pizza"}},{"poll_media":{"text":"sushi"}}],` +
 				`"duration":2,"allow_multiselect":true}}`},
-			result: turn.MessageResult{Did: "sent a poll with 2 answers as message 202", MessageIDs: []string{"202"}}},
-		{name: "thread from a message", act: turn.MessageAction{Action: turn.ActionThreadCreate, To: to, MessageID: "55", Name: "plans"},
+			result: chataction.Result{Did: "sent a poll with 2 answers as message 202", MessageIDs: []string{"202"}}},
+		{name: "thread from a message", act: chataction.Action{Action: chataction.ThreadCreate, To: to, MessageID: "55", Name: "plans"},
 			answers:  []answer{{201, `{"id":"300","type":11,"parent_id":"100","name":"plans"}`}},
 			want:     []call{{Method: "POST", Path: "/channels/100/messages/55/threads", Auth: bot}},
 			wantBody: []string{`{"name":"plans"}`},
-			result:   turn.MessageResult{Did: `created thread "plans" (300)`, ThreadID: "300"}},
-		{name: "thread without a message", act: turn.MessageAction{Action: turn.ActionThreadCreate, To: to, Name: "plans"},
+			result:   chataction.Result{Did: `created thread "plans" (300)`, ThreadID: "300"}},
+		{name: "thread without a message", act: chataction.Action{Action: chataction.ThreadCreate, To: to, Name: "plans"},
 			answers:  []answer{{201, `{"id":"301","type":11,"parent_id":"100","name":"plans"}`}},
 			want:     []call{{Method: "POST", Path: "/channels/100/threads", Auth: bot}},
 			wantBody: []string{`{"name":"plans","type":11}`},
-			result:   turn.MessageResult{Did: `created thread "plans" (301)`, ThreadID: "301"}},
-		{name: "thread list: the channel's threads only", act: turn.MessageAction{Action: turn.ActionThreadList, To: to},
+			result:   chataction.Result{Did: `created thread "plans" (301)`, ThreadID: "301"}},
+		{name: "thread list: the channel's threads only", act: chataction.Action{Action: chataction.ThreadList, To: to},
 			answers: []answer{chanInfo, {200, `{"threads":[{"id":"300","type":11,"parent_id":"100","name":"plans"},{"id":"400","type":11,"parent_id":"999","name":"other"}],"members":[]}`}},
 			want:    []call{{Method: "GET", Path: "/channels/100", Auth: bot}, {Method: "GET", Path: "/guilds/9/threads/active", Auth: bot}},
-			result:  turn.MessageResult{Did: "listed 1 active thread(s)"},
+			result:  chataction.Result{Did: "listed 1 active thread(s)"},
 			data:    `[{"id":"300","type":11,"parent_id":"100","name":"plans"}]`},
-		{name: "thread reply", act: turn.MessageAction{Action: turn.ActionThreadReply, To: session.DeliveryContext{Channel: discord.Channel, To: "100", ThreadID: "300"}, Text: "in thread"},
+		{name: "thread reply", act: chataction.Action{Action: chataction.ThreadReply, To: session.DeliveryContext{Channel: discord.Channel, To: "100", ThreadID: "300"}, Text: "in thread"},
 			answers:  []answer{{200, `{"id":"300","type":11,"parent_id":"100"}`}, {200, `{"id":"203"}`}},
 			want:     []call{{Method: "GET", Path: "/channels/300", Auth: bot}, {Method: "POST", Path: "/channels/300/messages", Auth: bot}},
 			wantBody: []string{"", `{"content":"in thread",` + noMention + `}`},
-			result:   turn.MessageResult{Did: "sent 1 message(s) to channel 300", MessageIDs: []string{"203"}, ThreadID: "300"}},
-		{name: "thread reply to another channel's thread", act: turn.MessageAction{Action: turn.ActionThreadReply, To: session.DeliveryContext{Channel: discord.Channel, To: "100", ThreadID: "400"}, Text: "x"},
+			result:   chataction.Result{Did: "sent 1 message(s) to channel 300", MessageIDs: []string{"203"}, ThreadID: "300"}},
+		{name: "thread reply to another channel's thread", act: chataction.Action{Action: chataction.ThreadReply, To: session.DeliveryContext{Channel: discord.Channel, To: "100", ThreadID: "400"}, Text: "x"},
 			answers: []answer{{200, `{"id":"400","type":11,"parent_id":"999"}`}},
 			want:    []call{{Method: "GET", Path: "/channels/400", Auth: bot}},
 			wantErr: "not a thread of channel 100"},
-		{name: "channel info", act: turn.MessageAction{Action: turn.ActionChannelInfo, To: to},
+		{name: "channel info", act: chataction.Action{Action: chataction.ChannelInfo, To: to},
 			answers: []answer{chanInfo},
 			want:    []call{{Method: "GET", Path: "/channels/100", Auth: bot}},
-			result:  turn.MessageResult{Did: "read channel 100"},
+			result:  chataction.Result{Did: "read channel 100"},
 			data:    `{"id":"100","type":0,"guild_id":"9","name":"general","topic":"t"}`},
-		{name: "channel list", act: turn.MessageAction{Action: turn.ActionChannelList, To: to},
+		{name: "channel list", act: chataction.Action{Action: chataction.ChannelList, To: to},
 			answers: []answer{chanInfo, {200, `[{"id":"100","type":0,"name":"general","position":1,"permission_overwrites":[]}]`}},
 			want:    []call{{Method: "GET", Path: "/channels/100", Auth: bot}, {Method: "GET", Path: "/guilds/9/channels", Auth: bot}},
-			result:  turn.MessageResult{Did: "listed the channels of server 9"},
+			result:  chataction.Result{Did: "listed the channels of server 9"},
 			data:    `[{"id":"100","type":0,"name":"general","position":1}]`},
-		{name: "member info in a named server", act: turn.MessageAction{Action: turn.ActionMemberInfo, To: to, UserID: "3", GuildID: "8"},
+		{name: "member info in a named server", act: chataction.Action{Action: chataction.MemberInfo, To: to, UserID: "3", GuildID: "8"},
 			answers: []answer{{200, `{"user":{"id":"3","username":"ana"},"nick":"Ana","roles":["r1"],"joined_at":"2026-01-01T00:00:00Z","deaf":false}`}},
 			want:    []call{{Method: "GET", Path: "/guilds/8/members/3", Auth: bot}},
-			result:  turn.MessageResult{Did: "read member 3"},
+			result:  chataction.Result{Did: "read member 3"},
 			data:    `{"user":{"id":"3","username":"ana"},"nick":"Ana","roles":["r1"],"joined_at":"2026-01-01T00:00:00Z"}`},
-		{name: "missing permission", act: turn.MessageAction{Action: turn.ActionPin, To: to, MessageID: "55"},
+		{name: "missing permission", act: chataction.Action{Action: chataction.Pin, To: to, MessageID: "55"},
 			answers: []answer{{403, `{"message":"Missing Permissions","code":50013}`}},
 			want:    []call{{Method: "PUT", Path: "/channels/100/pins/55", Auth: bot}},
 			wantErr: "403 Missing Permissions"},
@@ -169,11 +166,11 @@ func TestMessengerActions(t *testing.T) {
 
 func TestMessengerNeedsBotToken(t *testing.T) {
 	c := discord.NewClient(discord.ClientConfig{BaseURL: "http://127.0.0.1:1"})
-	_, err := c.Do(context.Background(), turn.MessageAction{Action: turn.ActionSend, To: session.DeliveryContext{Channel: discord.Channel, To: "1"}, Text: "x"})
+	_, err := c.Do(context.Background(), chataction.Action{Action: chataction.Send, To: session.DeliveryContext{Channel: discord.Channel, To: "1"}, Text: "x"})
 	if err == nil || !strings.Contains(err.Error(), "bot token") {
 		t.Fatalf("Do = %v; want a missing bot token error", err)
 	}
-	for _, a := range turn.MessageActions {
+	for _, a := range chataction.All {
 		if !c.Supports(a) {
 			t.Errorf("Supports(%q) = false", a)
 		}

@@ -10,10 +10,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/zero-gateway/zero/shared/awstest"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/receipt"
 	"github.com/zero-gateway/zero/shared/session"
-	"github.com/zero-gateway/zero/shared/turn"
+	"github.com/zero-gateway/zero/shared/sessionstate"
 )
 
 // TestArchivedSubagentSession: an entry with ArchiveAt is stored with
@@ -26,8 +28,8 @@ func TestArchivedSubagentSession(t *testing.T) {
 	clock := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	s := New(testClient, freshTable(t))
 	s.now = func() time.Time { return clock }
-	agent := "arch-" + randomSuffix()
-	key, sid := session.SubagentKey(agent, "u-"+randomSuffix()), "sid-"+randomSuffix()
+	agent := awstest.Name("arch-")
+	key, sid := session.SubagentKey(agent, awstest.Name("u-")), awstest.Name("sid-")
 	archiveAt := clock.Add(time.Hour).UnixMilli() + 1
 	seedEntry(t, s, key, session.Entry{SessionID: sid, AgentID: agent, UpdatedAt: clock.UnixMilli(), Version: 1, ArchiveAt: archiveAt})
 
@@ -78,8 +80,8 @@ func TestArchivedSubagentSession(t *testing.T) {
 			t.Fatalf("Load = %+v, %v; want no entry and no context", snap, err)
 		}
 		e := session.Entry{SessionID: "sid-new", AgentID: agent, UpdatedAt: clock.UnixMilli(), Version: 1}
-		c := turn.Context{SessionID: "sid-new", Messages: []model.Message{{Role: model.User, Content: "again"}}}
-		if err := s.Commit(ctx, key, e, c, turn.Record{MessageID: "m-new", SessionKey: key}); err != nil {
+		c := sessionstate.ModelContext{SessionID: "sid-new", Messages: []model.Message{{Role: model.User, Content: "again"}}}
+		if err := s.Commit(ctx, key, e, c, receipt.Receipt{MessageID: "m-new", SessionKey: key}); err != nil {
 			t.Fatalf("Commit over the archived entry: %v", err)
 		}
 		if got, err := s.Get(ctx, key); err != nil || got.SessionID != "sid-new" || got.ArchiveAt != 0 {

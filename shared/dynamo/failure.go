@@ -9,7 +9,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/zero-gateway/zero/shared/fault"
-	"github.com/zero-gateway/zero/shared/turn"
 )
 
 // The last failed attempt of a message: pk "msg#<id>", sk "failure",
@@ -23,8 +22,6 @@ const skFailure = "failure"
 
 // FailureTTL outlives the dead-letter queue's 14-day retention.
 const FailureTTL = 15 * 24 * time.Hour
-
-var _ turn.Failures = (*Store)(nil)
 
 // FailureKey is the table key of messageID's failure item, for readers
 // such as `zero dlq list`.

@@ -11,8 +11,9 @@ import (
 
 	"github.com/zero-gateway/zero/shared/contextstore"
 	"github.com/zero-gateway/zero/shared/fault"
+	"github.com/zero-gateway/zero/shared/receipt"
 	"github.com/zero-gateway/zero/shared/session"
-	"github.com/zero-gateway/zero/shared/turn"
+	"github.com/zero-gateway/zero/shared/sessionstate"
 )
 
 // Item layout. The entry and record items carry their Go fields as
@@ -135,7 +136,7 @@ func decodeEntry(item map[string]types.AttributeValue) (session.Entry, error) {
 	return e, err
 }
 
-func encodeRecord(r turn.Record, expires time.Time) (map[string]types.AttributeValue, error) {
+func encodeRecord(r receipt.Receipt, expires time.Time) (map[string]types.AttributeValue, error) {
 	item, err := encodeStruct(r, recordKey(r.MessageID))
 	if err != nil {
 		return nil, err
@@ -144,8 +145,8 @@ func encodeRecord(r turn.Record, expires time.Time) (map[string]types.AttributeV
 	return item, nil
 }
 
-func decodeRecord(item map[string]types.AttributeValue) (turn.Record, error) {
-	var r turn.Record
+func decodeRecord(item map[string]types.AttributeValue) (receipt.Receipt, error) {
+	var r receipt.Receipt
 	err := attributevalue.UnmarshalMapWithOptions(item, &r, jsonTagsDecode)
 	return r, err
 }
@@ -166,7 +167,7 @@ func expired(item map[string]types.AttributeValue, now time.Time) bool {
 // Nothing is dropped: a context whose item would pass DynamoDB's limit is
 // fault.Invalid (the engine folds long contexts into a base object first).
 // Errors are classified.
-func encodeContext(sessionKey string, c turn.Context) (map[string]types.AttributeValue, error) {
+func encodeContext(sessionKey string, c sessionstate.ModelContext) (map[string]types.AttributeValue, error) {
 	item := contextKey(sessionKey)
 	item[attrContextSession] = &types.AttributeValueMemberS{Value: c.SessionID}
 	msgs, err := contextstore.Encode(c.Messages)
@@ -185,8 +186,8 @@ func encodeContext(sessionKey string, c turn.Context) (map[string]types.Attribut
 	return item, nil
 }
 
-func decodeContext(item map[string]types.AttributeValue) (turn.Context, error) {
-	var c turn.Context
+func decodeContext(item map[string]types.AttributeValue) (sessionstate.ModelContext, error) {
+	var c sessionstate.ModelContext
 	for _, name := range []string{attrContextSession, attrLegacySession} {
 		if s, ok := item[name].(*types.AttributeValueMemberS); ok {
 			c.SessionID = s.Value

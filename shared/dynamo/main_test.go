@@ -2,8 +2,6 @@ package dynamo
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -17,6 +15,7 @@ import (
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/zero-gateway/zero/shared/awsconfig"
+	"github.com/zero-gateway/zero/shared/awstest"
 	"github.com/zero-gateway/zero/shared/emulator"
 )
 
@@ -30,7 +29,7 @@ func TestMain(m *testing.M) {
 	counter = awsconfig.NewCounter()
 	code := emulator.RunTests(m, counter, func(ctx context.Context, cfg aws.Config) (func(), error) {
 		testClient = dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.APIOptions = append(o.APIOptions, forbidScan) })
-		testTable = "zero-sessions-" + randomSuffix()
+		testTable = awstest.Name("zero-sessions-")
 		if err := createTable(ctx, testClient, testTable); err != nil {
 			return nil, err
 		}
@@ -112,7 +111,7 @@ func createTable(ctx context.Context, c *dynamodb.Client, name string) error {
 // freshTable creates a table for one test and deletes it afterwards.
 func freshTable(t testing.TB) string {
 	t.Helper()
-	name := "zero-test-" + randomSuffix()
+	name := awstest.Name("zero-test-")
 	if err := createTable(context.Background(), testClient, name); err != nil {
 		t.Fatal(err)
 	}
@@ -120,10 +119,4 @@ func freshTable(t testing.TB) string {
 		testClient.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: &name})
 	})
 	return name
-}
-
-func randomSuffix() string {
-	b := make([]byte, 6)
-	rand.Read(b)
-	return hex.EncodeToString(b)
 }

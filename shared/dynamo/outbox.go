@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/zero-gateway/zero/shared/fault"
-	"github.com/zero-gateway/zero/shared/turn"
+	"github.com/zero-gateway/zero/shared/outbox"
 )
 
 // Outbox items live in one partition, so listing them is one (paged)
@@ -33,10 +33,10 @@ const (
 	outboxNotFound = "no outbox item %q"
 )
 
-// Outbox is the turn.Outbox on the table (Store.Outbox).
+// Outbox is the outbox.Store on the table (Store.Outbox).
 type Outbox struct{ s *Store }
 
-var _ turn.Outbox = (*Outbox)(nil)
+var _ outbox.Store = (*Outbox)(nil)
 
 // Outbox is the announce outbox on the same table.
 func (s *Store) Outbox() *Outbox { return &Outbox{s: s} }
@@ -45,7 +45,7 @@ func outboxKey(id string) map[string]types.AttributeValue { return key(pkOutbox,
 
 // Put creates the item (pending) with one PutItem conditioned on its
 // absence; an existing item is kept and Put returns nil.
-func (o *Outbox) Put(ctx context.Context, item turn.OutboxItem) error {
+func (o *Outbox) Put(ctx context.Context, item outbox.Item) error {
 	if strings.TrimSpace(item.ID) == "" {
 		return fault.New(fault.Invalid, "outbox: an item needs an id")
 	}
@@ -57,7 +57,7 @@ func (o *Outbox) Put(ctx context.Context, item turn.OutboxItem) error {
 	}
 	av := outboxKey(item.ID)
 	av[attrData] = &types.AttributeValueMemberS{Value: string(data)}
-	av[attrState] = &types.AttributeValueMemberS{Value: turn.OutboxPending}
+	av[attrState] = &types.AttributeValueMemberS{Value: outbox.Pending}
 	av[attrSent] = number(int64(item.Sent))
 	av[attrAttempts] = number(int64(item.Attempts))
 	av[attrRetries] = number(int64(item.Retries))
@@ -78,13 +78,13 @@ func (o *Outbox) Put(ctx context.Context, item turn.OutboxItem) error {
 
 // Get reads one item (a strongly consistent GetItem); fault.NotFound
 // when absent.
-func (o *Outbox) Get(ctx context.Context, id string) (turn.OutboxItem, error) {
+func (o *Outbox) Get(ctx context.Context, id string) (outbox.Item, error) {
 	out, err := o.s.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &o.s.table, Key: outboxKey(id), ConsistentRead: aws.Bool(true)})
 	if err != nil {
-		return turn.OutboxItem{}, classify(err, "get outbox item "+id)
+		return outbox.Item{}, classify(err, "get outbox item "+id)
 	}
 	if len(out.Item) == 0 {
-		return turn.OutboxItem{}, fault.New(fault.NotFound, outboxNotFound, id)
+		return outbox.Item{}, fault.New(fault.NotFound, outboxNotFound, id)
 	}
 	return decodeOutbox(out.Item)
 }
@@ -111,16 +111,16 @@ func (o *Outbox) Progress(ctx context.Context, id string, sent int) error {
 // sent also sets the item's ttl, RecordTTL from now. fault.NotFound when
 // the item is absent, fault.Invalid for an unknown state.
 func (o *Outbox) Settle(ctx context.Context, id, state string, attempts int, lastError string, nowMS int64) error {
-	if err := turn.ValidOutboxState(state); err != nil {
+	if err := outbox.ValidState(state); err != nil {
 		return err
 	}
 	set := "SET #state = :state, #attempts = :attempts, #changed = :changed"
 	values := map[string]types.AttributeValue{
 		":state": &types.AttributeValueMemberS{Value: state}, ":attempts": number(int64(attempts)),
-		":changed": number(nowMS), ":sent": &types.AttributeValueMemberS{Value: turn.OutboxSent},
+		":changed": number(nowMS), ":sent": &types.AttributeValueMemberS{Value: outbox.Sent},
 	}
 	names := map[string]string{"#pk": attrPK, "#state": attrState, "#attempts": attrAttempts, "#changed": attrChangedAt, "#lastError": attrLastError}
-	if state == turn.OutboxSent {
+	if state == outbox.Sent {
 		set += ", #ttl = :ttl"
 		names["#ttl"] = attrTTL
 		values[":ttl"] = number(o.s.now().Add(RecordTTL).Unix())
@@ -153,7 +153,7 @@ func (o *Outbox) Settle(ctx context.Context, id, state string, attempts int, las
 // item. When the condition fails, the old item returned with the failure
 // tells why: pending is returned as it is (idempotent), sent is
 // fault.Conflict, none is fault.NotFound.
-func (o *Outbox) Revive(ctx context.Context, id string, nowMS int64) (turn.OutboxItem, error) {
+func (o *Outbox) Revive(ctx context.Context, id string, nowMS int64) (outbox.Item, error) {
 	out, err := o.s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: &o.s.table, Key: outboxKey(id),
 		UpdateExpression:    aws.String("SET #state = :pending, #changed = :changed ADD #retries :one"),
@@ -162,8 +162,8 @@ func (o *Outbox) Revive(ctx context.Context, id string, nowMS int64) (turn.Outbo
 			"#state": attrState, "#changed": attrChangedAt, "#retries": attrRetries,
 		},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pending": &types.AttributeValueMemberS{Value: turn.OutboxPending},
-			":dead":    &types.AttributeValueMemberS{Value: turn.OutboxDead},
+			":pending": &types.AttributeValueMemberS{Value: outbox.Pending},
+			":dead":    &types.AttributeValueMemberS{Value: outbox.Dead},
 			":changed": number(nowMS), ":one": number(1),
 		},
 		ReturnValues:                        types.ReturnValueAllNew,
@@ -172,26 +172,26 @@ func (o *Outbox) Revive(ctx context.Context, id string, nowMS int64) (turn.Outbo
 	if isConditionFailed(err) {
 		var ccf *types.ConditionalCheckFailedException
 		if !errors.As(err, &ccf) || len(ccf.Item) == 0 {
-			return turn.OutboxItem{}, fault.New(fault.NotFound, outboxNotFound, id)
+			return outbox.Item{}, fault.New(fault.NotFound, outboxNotFound, id)
 		}
 		old, derr := decodeOutbox(ccf.Item)
-		if derr != nil || old.State == turn.OutboxPending {
+		if derr != nil || old.State == outbox.Pending {
 			return old, derr
 		}
-		return turn.OutboxItem{}, fault.New(fault.Conflict, "outbox item %q is %s; only a dead item can be retried", id, old.State)
+		return outbox.Item{}, fault.New(fault.Conflict, "outbox item %q is %s; only a dead item can be retried", id, old.State)
 	}
 	if err != nil {
-		return turn.OutboxItem{}, classify(err, "revive outbox item "+id)
+		return outbox.Item{}, classify(err, "revive outbox item "+id)
 	}
 	return decodeOutbox(out.Attributes)
 }
 
 // List queries the outbox partition (strongly consistent, paged), leaves
 // out expired sent items, filters by state ("" all) and returns the
-// newest limit (all when limit <= 0) in turn.SortOutbox's order. Cost:
+// newest limit (all when limit <= 0) in outbox.Sort's order. Cost:
 // the whole partition is read; sent items expire, so it holds the last
 // RecordTTL's announces and whatever is pending or dead.
-func (o *Outbox) List(ctx context.Context, state string, limit int) ([]turn.OutboxItem, error) {
+func (o *Outbox) List(ctx context.Context, state string, limit int) ([]outbox.Item, error) {
 	in := &dynamodb.QueryInput{
 		TableName:                &o.s.table,
 		KeyConditionExpression:   aws.String("#pk = :pk AND begins_with(#sk, :prefix)"),
@@ -202,7 +202,7 @@ func (o *Outbox) List(ctx context.Context, state string, limit int) ([]turn.Outb
 		ConsistentRead: aws.Bool(true),
 	}
 	now := o.s.now()
-	var items []turn.OutboxItem
+	var items []outbox.Item
 	for {
 		out, err := o.s.client.Query(ctx, in)
 		if err != nil {
@@ -225,7 +225,7 @@ func (o *Outbox) List(ctx context.Context, state string, limit int) ([]turn.Outb
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
-	turn.SortOutbox(items)
+	outbox.Sort(items)
 	if limit > 0 && len(items) > limit {
 		items = items[:limit]
 	}
@@ -233,8 +233,8 @@ func (o *Outbox) List(ctx context.Context, state string, limit int) ([]turn.Outb
 }
 
 // decodeOutbox reads an outbox item: its data, then the delivery fields.
-func decodeOutbox(av map[string]types.AttributeValue) (turn.OutboxItem, error) {
-	var item turn.OutboxItem
+func decodeOutbox(av map[string]types.AttributeValue) (outbox.Item, error) {
+	var item outbox.Item
 	if err := decodeData(av, &item, "outbox item "+sortKey(av)); err != nil {
 		return item, err
 	}

@@ -5,13 +5,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zero-gateway/zero/shared/outbox"
+	"github.com/zero-gateway/zero/shared/outbox/outboxtest"
 	"github.com/zero-gateway/zero/shared/session"
-	"github.com/zero-gateway/zero/shared/turn"
-	"github.com/zero-gateway/zero/shared/turn/outboxtest"
 )
 
 func TestOutboxConformance(t *testing.T) {
-	outboxtest.TestOutbox(t, func(t *testing.T) turn.Outbox { return New(testClient, freshTable(t)).Outbox() })
+	outboxtest.TestStore(t, func(t *testing.T) outbox.Store { return New(testClient, freshTable(t)).Outbox() })
 }
 
 // TestOutboxSentItemsExpire: a sent item gets a ttl and, once past it
@@ -28,10 +28,10 @@ func TestOutboxSentItemsExpire(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := o.Settle(ctx, "sent", turn.OutboxSent, 1, "", 2); err != nil {
+	if err := o.Settle(ctx, "sent", outbox.Sent, 1, "", 2); err != nil {
 		t.Fatal(err)
 	}
-	if err := o.Settle(ctx, "dead", turn.OutboxDead, 5, "gone", 2); err != nil {
+	if err := o.Settle(ctx, "dead", outbox.Dead, 5, "gone", 2); err != nil {
 		t.Fatal(err)
 	}
 	s.now = func() time.Time { return start }
@@ -56,7 +56,7 @@ func TestOutboxItemsStayOutOfSessionIndexes(t *testing.T) {
 	if err := s.Outbox().Put(ctx, outboxtest.Item("a", 1)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Outbox().Settle(ctx, "a", turn.OutboxDead, 1, "x", 2); err != nil {
+	if err := s.Outbox().Settle(ctx, "a", outbox.Dead, 1, "x", 2); err != nil {
 		t.Fatal(err)
 	}
 	if rows, err := s.List(ctx, session.ListQuery{AgentID: "main"}); err != nil || len(rows) != 0 {

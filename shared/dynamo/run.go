@@ -16,7 +16,6 @@ import (
 
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/run"
-	"github.com/zero-gateway/zero/shared/turn"
 )
 
 // RunTTL is how long a run's record and events are kept after their last
@@ -360,7 +359,7 @@ func (rs *RunStore) Events(ctx context.Context, runID string, afterSeq int64, li
 	}
 }
 
-// LastSeq implements run.Reader: one strongly consistent Query, newest
+// LastSeq implements run.Store: one strongly consistent Query, newest
 // first, Limit 1, projecting the seq only.
 func (rs *RunStore) LastSeq(ctx context.Context, runID string) (int64, error) {
 	if err := run.CheckID(runID); err != nil {
@@ -590,7 +589,7 @@ const maxCommitEventBytes = 1 << 20
 // then the last events that fit room and maxCommitEventBytes. The events
 // before those are written first, with BatchWriteItem: a follower may see
 // them before the terminal status, never the status before them.
-func (rs *RunStore) outcomeItems(ctx context.Context, o turn.RunOutcome, room int, now time.Time) ([]types.TransactWriteItem, error) {
+func (rs *RunStore) outcomeItems(ctx context.Context, o run.Outcome, room int, now time.Time) ([]types.TransactWriteItem, error) {
 	rec := o.Record
 	if err := rec.CheckFinish(); err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/zero-gateway/zero/shared/awstest"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/run"
 	"github.com/zero-gateway/zero/shared/run/runtest"
@@ -36,8 +37,8 @@ func runEvents(runID string, from, to int64) []run.Event {
 
 func startedRun() run.Record {
 	return run.Record{
-		RunID: run.NewID(""), SessionKey: "agent:main:main", SessionID: "sid-" + randomSuffix(),
-		MessageID: "telegram:1:" + randomSuffix(), StartedAt: 1_700_000_000_000, Model: "zero/echo",
+		RunID: run.NewID(""), SessionKey: "agent:main:main", SessionID: awstest.Name("sid-"),
+		MessageID: awstest.Name("telegram:1:"), StartedAt: 1_700_000_000_000, Model: "zero/echo",
 	}
 }
 
@@ -267,7 +268,7 @@ func TestRunsStayOutOfTheIndexes(t *testing.T) {
 
 func TestRunErrorClasses(t *testing.T) {
 	ctx := context.Background()
-	missing := New(testClient, "zero-missing-"+randomSuffix()).Runs()
+	missing := New(testClient, awstest.Name("zero-missing-")).Runs()
 	rec := startedRun()
 	done := rec
 	done.Status, done.EndedAt = run.StatusOK, rec.StartedAt+1

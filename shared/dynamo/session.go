@@ -13,14 +13,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/zero-gateway/zero/shared/fault"
+	"github.com/zero-gateway/zero/shared/receipt"
 	"github.com/zero-gateway/zero/shared/session"
-	"github.com/zero-gateway/zero/shared/turn"
 )
 
 var (
 	_ session.Store   = (*Store)(nil)
 	_ session.Deleter = (*Store)(nil)
-	_ turn.Mover      = (*Store)(nil)
 )
 
 const (
@@ -256,7 +255,7 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 // be 1 and from and to must differ (fault.Invalid otherwise). A stale
 // context under to, if any, is left: its sessionId tells the runner it is
 // not this session's.
-func (s *Store) Move(ctx context.Context, from string, fromVersion int64, to string, e session.Entry, r turn.Record) error {
+func (s *Store) Move(ctx context.Context, from string, fromVersion int64, to string, e session.Entry, r receipt.Receipt) error {
 	switch {
 	case from == "" || to == "" || r.MessageID == "":
 		return fault.New(fault.Invalid, "move session: keys and message id are required")
@@ -270,7 +269,7 @@ func (s *Store) Move(ctx context.Context, from string, fromVersion int64, to str
 	if err != nil {
 		return fault.Wrap(fault.Internal, err, "encode session entry of %s", to)
 	}
-	r.State = turn.Committed
+	r.State = receipt.Committed
 	recordItem, err := encodeRecord(r, now.Add(RecordTTL))
 	if err != nil {
 		return fault.Wrap(fault.Internal, err, "encode record of %s", r.MessageID)

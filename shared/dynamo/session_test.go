@@ -13,11 +13,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/zero-gateway/zero/shared/awstest"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/receipt"
 	"github.com/zero-gateway/zero/shared/session"
 	"github.com/zero-gateway/zero/shared/session/sessiontest"
-	"github.com/zero-gateway/zero/shared/turn"
+	"github.com/zero-gateway/zero/shared/sessionstate"
 	"github.com/zero-gateway/zero/shared/turn/turntest"
 )
 
@@ -48,8 +50,8 @@ func eventually(t *testing.T, check func() error) {
 
 func seedEntry(t *testing.T, s *Store, key string, e session.Entry) {
 	t.Helper()
-	c := turn.Context{SessionID: e.SessionID, Messages: []model.Message{{Role: model.User, Content: "hi"}}}
-	if err := s.Commit(context.Background(), key, e, c, turn.Record{MessageID: "seed:" + key}); err != nil {
+	c := sessionstate.ModelContext{SessionID: e.SessionID, Messages: []model.Message{{Role: model.User, Content: "hi"}}}
+	if err := s.Commit(context.Background(), key, e, c, receipt.Receipt{MessageID: "seed:" + key}); err != nil {
 		t.Fatalf("seed %s: %v", key, err)
 	}
 }
@@ -57,8 +59,8 @@ func seedEntry(t *testing.T, s *Store, key string, e session.Entry) {
 func TestSessionCallsPerOperation(t *testing.T) {
 	ctx := context.Background()
 	s := New(testClient, testTable)
-	agent := "calls-" + randomSuffix()
-	key, sid := "agent:"+agent+":main", "sid-"+randomSuffix()
+	agent := awstest.Name("calls-")
+	key, sid := "agent:"+agent+":main", awstest.Name("sid-")
 	seedEntry(t, s, key, session.Entry{SessionID: sid, AgentID: agent, UpdatedAt: 1, Version: 1})
 	// Let the indexes catch up first, so each step below is one try.
 	eventually(t, func() error { _, _, err := s.Lookup(ctx, sid); return err })
@@ -96,7 +98,7 @@ func TestSessionCallsPerOperation(t *testing.T) {
 			return err
 		}, "DynamoDB.GetItem=1 DynamoDB.PutItem=1"},
 		{"Move", func() error {
-			return s.Move(ctx, key, 2, to, session.Entry{SessionID: sid, AgentID: agent, Version: 1}, turn.Record{MessageID: "move:" + key})
+			return s.Move(ctx, key, 2, to, session.Entry{SessionID: sid, AgentID: agent, Version: 1}, receipt.Receipt{MessageID: "move:" + key})
 		}, "DynamoDB.TransactWriteItems=1"},
 		{"Delete", func() error { return s.Delete(ctx, to) }, "DynamoDB.TransactWriteItems=1"},
 	}
@@ -144,7 +146,7 @@ func TestConcurrentWriters(t *testing.T) {
 			e.OutputTokens++
 			e.Version++
 			e.Touch(e.UpdatedAt + 1)
-			err = s.Commit(ctx, key, e, turn.Context{SessionID: e.SessionID}, turn.Record{MessageID: msg, SessionKey: key})
+			err = s.Commit(ctx, key, e, sessionstate.ModelContext{SessionID: e.SessionID}, receipt.Receipt{MessageID: msg, SessionKey: key})
 			if err == nil {
 				return e.Version, nil
 			}
@@ -168,7 +170,7 @@ func TestConcurrentWriters(t *testing.T) {
 		// A table of its own: moto copies the whole table on every
 		// transaction, so a small one keeps the race tight.
 		s := New(testClient, freshTable(t))
-		key := "agent:main:race:" + randomSuffix()
+		key := awstest.Name("agent:main:race:")
 		start := session.Entry{SessionID: "a", UpdatedAt: 1000, Version: 1}
 		seedEntry(t, s, key, start)
 
@@ -225,7 +227,7 @@ func TestConcurrentWriters(t *testing.T) {
 func TestUpdateGivesUp(t *testing.T) {
 	ctx := context.Background()
 	s := New(testClient, testTable)
-	key := "agent:main:contended:" + randomSuffix()
+	key := awstest.Name("agent:main:contended:")
 	seedEntry(t, s, key, session.Entry{SessionID: "a", Version: 1})
 	// fn itself moves the stored version each time, as a writer that
 	// always wins would: every conditional put fails.
@@ -258,7 +260,7 @@ func TestUpdateGivesUp(t *testing.T) {
 func TestUpdateOfAnEntryDeletedMeanwhile(t *testing.T) {
 	ctx := context.Background()
 	s := New(testClient, testTable)
-	key := "agent:main:vanishing:" + randomSuffix()
+	key := awstest.Name("agent:main:vanishing:")
 	seedEntry(t, s, key, session.Entry{SessionID: "a", Version: 1})
 	calls := 0
 	_, err := s.Update(ctx, key, func(e *session.Entry) error {
@@ -277,7 +279,7 @@ func TestUpdateOfAnEntryDeletedMeanwhile(t *testing.T) {
 func TestUpdateOfAnUnversionedEntry(t *testing.T) {
 	ctx := context.Background()
 	s := New(testClient, testTable)
-	key := "agent:main:imported:" + randomSuffix()
+	key := awstest.Name("agent:main:imported:")
 	item := entryKey(key)
 	item["sessionId"] = &types.AttributeValueMemberS{Value: "imported"}
 	item["updatedAt"] = number(5)
@@ -293,7 +295,7 @@ func TestUpdateOfAnUnversionedEntry(t *testing.T) {
 func TestMoveConflictNamesTheItem(t *testing.T) {
 	ctx := context.Background()
 	s := New(testClient, testTable)
-	key := "agent:main:telegram:group:" + randomSuffix()
+	key := awstest.Name("agent:main:telegram:group:")
 	seedEntry(t, s, key, session.Entry{SessionID: "a", Version: 1})
 	seedEntry(t, s, key+":taken", session.Entry{SessionID: "b", Version: 1})
 	tests := []struct {
@@ -306,7 +308,7 @@ func TestMoveConflictNamesTheItem(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := s.Move(ctx, key, tc.version, tc.to, session.Entry{SessionID: "a", Version: 1}, turn.Record{MessageID: "move:" + tc.to})
+			err := s.Move(ctx, key, tc.version, tc.to, session.Entry{SessionID: "a", Version: 1}, receipt.Receipt{MessageID: "move:" + tc.to})
 			if !fault.Is(err, fault.Conflict) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Move = %v; want fault.Conflict saying %q", err, tc.want)
 			}
@@ -320,7 +322,7 @@ func TestContextSessionAttribute(t *testing.T) {
 	ctx := context.Background()
 	s := New(testClient, testTable)
 	key, msg := uniqueIDs(t)
-	sid := "ctx-" + randomSuffix()
+	sid := awstest.Name("ctx-")
 	seedEntry(t, s, key, session.Entry{SessionID: sid, Version: 1})
 	cx := getItem(t, "session#"+key, "context")
 	if got, _ := attrS(cx, "contextSessionId"); got != sid {
@@ -347,7 +349,7 @@ func TestContextSessionAttribute(t *testing.T) {
 	// A context written before the rename, of the session a reset
 	// replaced: it decodes, and its id, which it puts in the index, does
 	// not resolve.
-	old := "old-" + randomSuffix()
+	old := awstest.Name("old-")
 	legacy := contextKey(key)
 	legacy["sessionId"] = &types.AttributeValueMemberS{Value: old}
 	legacy["messages"] = &types.AttributeValueMemberS{Value: `[{"role":"user","content":"hi"}]`}
@@ -375,7 +377,7 @@ func TestEmptySessionIDIsNotStored(t *testing.T) {
 func TestSessionErrorClasses(t *testing.T) {
 	ctx := context.Background()
 	s := New(testClient, testTable)
-	missing := New(testClient, "zero-missing-"+randomSuffix())
+	missing := New(testClient, awstest.Name("zero-missing-"))
 	noop := func(*session.Entry) error { return nil }
 	tests := []struct {
 		name string
@@ -388,7 +390,7 @@ func TestSessionErrorClasses(t *testing.T) {
 		{"Update without key", func() error { _, err := s.Update(ctx, "", noop); return err }, fault.Invalid},
 		{"Delete without key", func() error { return s.Delete(ctx, "") }, fault.Invalid},
 		{"Move onto itself", func() error {
-			return s.Move(ctx, "k", 1, "k", session.Entry{Version: 1}, turn.Record{MessageID: "m"})
+			return s.Move(ctx, "k", 1, "k", session.Entry{Version: 1}, receipt.Receipt{MessageID: "m"})
 		}, fault.Invalid},
 		// A missing table is a deployment fault, never "not found".
 		{"Get on a missing table", func() error { _, err := missing.Get(ctx, "k"); return err }, fault.Internal},

@@ -12,22 +12,20 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/zero-gateway/zero/shared/fault"
-	"github.com/zero-gateway/zero/shared/turn"
+	"github.com/zero-gateway/zero/shared/stopmark"
 )
 
 // The stop mark of a session: pk "session#<key>", sk "stop", the
-// turn.Stop fields as attributes. Load reads it with the entry, so a turn
+// stopmark.Mark fields as attributes. Load reads it with the entry, so a turn
 // pays nothing for it; it expires with ttl a day after it was written.
 const skStop = "stop"
-
-var _ turn.Stops = (*Store)(nil)
 
 func stopKey(sessionKey string) map[string]types.AttributeValue {
 	return key(pkSession+sessionKey, skStop)
 }
 
-func decodeStop(item map[string]types.AttributeValue) (turn.Stop, error) {
-	var s turn.Stop
+func decodeStop(item map[string]types.AttributeValue) (stopmark.Mark, error) {
+	var s stopmark.Mark
 	err := attributevalue.UnmarshalMapWithOptions(item, &s, jsonTagsDecode)
 	return s, err
 }
@@ -39,7 +37,7 @@ func decodeStop(item map[string]types.AttributeValue) (turn.Stop, error) {
 // not re-arm a mark its turn already cleared, which would drop the
 // session's messages until the mark expired. The channel functions call it
 // the moment a /stop arrives.
-func (s *Store) MarkStop(ctx context.Context, key string, st turn.Stop) error {
+func (s *Store) MarkStop(ctx context.Context, key string, st stopmark.Mark) error {
 	if key == "" || st.MessageID == "" {
 		return fault.New(fault.Invalid, "mark stop: key and message id are required")
 	}
@@ -60,7 +58,7 @@ func (s *Store) MarkStop(ctx context.Context, key string, st turn.Stop) error {
 }
 
 // StopMark reads key's stop mark with one consistent GetItem; nil if none.
-func (s *Store) StopMark(ctx context.Context, key string) (*turn.Stop, error) {
+func (s *Store) StopMark(ctx context.Context, key string) (*stopmark.Mark, error) {
 	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: stopKey(key), ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return nil, classify(err, "read stop mark of "+key)
@@ -111,9 +109,9 @@ func (s *Store) updateStop(ctx context.Context, key, stopMessageID, expr string,
 }
 
 // stopCheck is the ConditionCheck of a commit that a pending /stop of
-// another message refuses (turn.Extra.Stop): it passes when the mark is
+// another message refuses (sessionstate.Extra.Stop): it passes when the mark is
 // absent, not pending, the committing message's own, or expired.
-func (s *Store) stopCheck(key string, c turn.StopCheck) types.TransactWriteItem {
+func (s *Store) stopCheck(key string, c stopmark.Check) types.TransactWriteItem {
 	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 		TableName: &s.table, Key: stopKey(key),
 		ConditionExpression:      aws.String("attribute_not_exists(#pk) OR attribute_not_exists(#p) OR #p = :no OR #m = :self OR #at <= :since"),
@@ -121,7 +119,7 @@ func (s *Store) stopCheck(key string, c turn.StopCheck) types.TransactWriteItem 
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":no":    &types.AttributeValueMemberBOOL{Value: false},
 			":self":  &types.AttributeValueMemberS{Value: c.MessageID},
-			":since": number(c.NowMS - turn.StopExpiry),
+			":since": number(c.NowMS - stopmark.Expiry),
 		},
 	}}
 }
@@ -129,7 +127,7 @@ func (s *Store) stopCheck(key string, c turn.StopCheck) types.TransactWriteItem 
 // stopRefused reports whether the failed commit err was refused by its
 // stop check, item at of the transaction. Without cancellation reasons
 // (some emulators) it reads the mark.
-func (s *Store) stopRefused(ctx context.Context, err error, at int, key string, c turn.StopCheck) bool {
+func (s *Store) stopRefused(ctx context.Context, err error, at int, key string, c stopmark.Check) bool {
 	var tce *types.TransactionCanceledException
 	if !errors.As(err, &tce) {
 		return false

@@ -9,11 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zero-gateway/zero/shared/awstest"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/run"
 	"github.com/zero-gateway/zero/shared/session"
+	"github.com/zero-gateway/zero/shared/stopmark"
 	"github.com/zero-gateway/zero/shared/transcript"
 	"github.com/zero-gateway/zero/shared/transcript/transcripttest"
 	"github.com/zero-gateway/zero/shared/turn"
@@ -23,11 +25,11 @@ import (
 func TestStopMark(t *testing.T) {
 	ctx := context.Background()
 	s := New(testClient, testTable)
-	key := "agent:main:stop:" + randomSuffix()
+	key := awstest.Name("agent:main:stop:")
 	if m, err := s.StopMark(ctx, key); err != nil || m != nil {
 		t.Fatalf("StopMark of an unmarked key = %+v, %v; want nil", m, err)
 	}
-	if err := s.MarkStop(ctx, key, turn.Stop{MessageID: "stop-1", At: 1000, Pending: true}); err != nil {
+	if err := s.MarkStop(ctx, key, stopmark.Mark{MessageID: "stop-1", At: 1000, Pending: true}); err != nil {
 		t.Fatal(err)
 	}
 	steps := []struct {
@@ -52,7 +54,7 @@ func TestStopMark(t *testing.T) {
 	if got := counter.String(); got != "DynamoDB.BatchGetItem=1" {
 		t.Fatalf("Load made %s; the stop mark must come in the same call", got)
 	}
-	want := turn.Stop{MessageID: "stop-1", At: 1000, Pending: true, Aborted: 1, Dropped: 2}
+	want := stopmark.Mark{MessageID: "stop-1", At: 1000, Pending: true, Aborted: 1, Dropped: 2}
 	if snap.Stop == nil || *snap.Stop != want {
 		t.Fatalf("stop in the snapshot = %+v; want %+v", snap.Stop, want)
 	}
@@ -69,7 +71,7 @@ func TestStopMark(t *testing.T) {
 		t.Fatalf("after StopDone: %+v; want the counts kept and pending cleared", m)
 	}
 	// A new /stop replaces the mark and starts its counts afresh.
-	if err := s.MarkStop(ctx, key, turn.Stop{MessageID: "stop-2", At: 2000, Pending: true}); err != nil {
+	if err := s.MarkStop(ctx, key, stopmark.Mark{MessageID: "stop-2", At: 2000, Pending: true}); err != nil {
 		t.Fatal(err)
 	}
 	if m, _ := s.StopMark(ctx, key); m == nil || m.MessageID != "stop-2" || m.Dropped != 0 || !m.Pending {
@@ -149,9 +151,9 @@ func TestTurnCalls(t *testing.T) {
 			llm := &slowModel{delay: tc.delay, started: make(chan struct{}, 1), cancelled: make(chan time.Time, 1)}
 			out := &postings{}
 			p := turnOn(s, llm, out, poll)
-			key := "agent:main:calls:" + randomSuffix()
+			key := awstest.Name("agent:main:calls:")
 			counter.Reset()
-			if err := p.Handle(context.Background(), chatMessage(key, "calls:"+randomSuffix(), "hi"), 1); err != nil {
+			if err := p.Handle(context.Background(), chatMessage(key, awstest.Name("calls:"), "hi"), 1); err != nil {
 				t.Fatal(err)
 			}
 			if got := counter.String(); !slices.Contains(tc.want, got) {
@@ -173,14 +175,14 @@ func TestStopDuringModelCallOnDynamo(t *testing.T) {
 	llm := &slowModel{delay: 20 * time.Second, started: make(chan struct{}, 1), cancelled: make(chan time.Time, 1)}
 	out := &postings{}
 	p := turnOn(s, llm, out, 0)
-	key, suffix := "agent:main:stop:"+randomSuffix(), randomSuffix()
+	key, suffix := awstest.Name("agent:main:stop:"), awstest.Suffix()
 	first := chatMessage(key, "stopme:1:"+suffix, "write a long essay")
 	done := make(chan error, 1)
 	go func() { done <- p.Handle(ctx, first, 1) }()
 	<-llm.started
 	marked := time.Now()
 	stop := chatMessage(key, "stopme:2:"+suffix, "/stop")
-	if err := s.MarkStop(ctx, key, turn.Stop{MessageID: stop.ID, At: marked.UnixMilli(), Pending: true}); err != nil {
+	if err := s.MarkStop(ctx, key, stopmark.Mark{MessageID: stop.ID, At: marked.UnixMilli(), Pending: true}); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-done; err != nil {

@@ -1,13 +1,16 @@
 // Package dynamo is the DynamoDB implementation of turn.Store (with
-// turn.Mover) and session.Store (with session.Deleter).
+// turn.Mover, Committer, Stops and Failures) and session.Store (with
+// session.Deleter). It satisfies the engine's ports structurally, with the
+// domain types (sessionstate, receipt, stopmark, outbox, run): it does not
+// import shared/turn, and functions/runner asserts the fit at compile time.
 //
 // One table, keys pk (S, HASH) and sk (S, RANGE), TTL attribute ttl (epoch
 // seconds), as template.yaml declares it. Per session key it keeps two items
 // and per inbound message one (see item.go for the layout):
 //
 //	pk "session#<key>"  sk "entry"    the session.Entry, fields named as its JSON tags
-//	pk "session#<key>"  sk "context"  the turn.Context: its inline messages as one JSON string, its base object's key and length
-//	pk "msg#<id>"       sk "record"   the turn.Record, with ttl = commit time + RecordTTL
+//	pk "session#<key>"  sk "context"  the sessionstate.ModelContext: its inline messages as one JSON string, its base object's key and length
+//	pk "msg#<id>"       sk "record"   the receipt.Receipt, with ttl = commit time + RecordTTL
 //
 // A sub-agent session's entry and context carry ttl = its
 // session.Entry.ArchiveAt (agents.defaults.subagents.archiveAfterMinutes
@@ -45,8 +48,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/zero-gateway/zero/shared/fault"
+	"github.com/zero-gateway/zero/shared/receipt"
+	"github.com/zero-gateway/zero/shared/run"
 	"github.com/zero-gateway/zero/shared/session"
-	"github.com/zero-gateway/zero/shared/turn"
+	"github.com/zero-gateway/zero/shared/sessionstate"
+	"github.com/zero-gateway/zero/shared/stopmark"
 )
 
 // RecordTTL is how long an idempotency record is kept. Reads treat a record
@@ -63,8 +69,6 @@ type Store struct {
 	now    func() time.Time // tests move the clock
 }
 
-var _ turn.Store = (*Store)(nil)
-
 // New returns a Store on table. The client carries region, endpoint and
 // credentials; the table must exist with the layout above.
 func New(client *dynamodb.Client, table string) *Store {
@@ -75,15 +79,15 @@ func New(client *dynamodb.Client, table string) *Store {
 // messageID with one strongly consistent BatchGetItem. Missing items (and an expired
 // record) come back as nil fields. A context item that no longer decodes is
 // reported as absent: it is a cache the runner rebuilds from the transcript.
-func (s *Store) Load(ctx context.Context, key, messageID string) (turn.Snapshot, error) {
+func (s *Store) Load(ctx context.Context, key, messageID string) (sessionstate.Snapshot, error) {
 	if key == "" || messageID == "" {
-		return turn.Snapshot{}, fault.New(fault.Invalid, "load session: key and message id are required")
+		return sessionstate.Snapshot{}, fault.New(fault.Invalid, "load session: key and message id are required")
 	}
 	items, err := s.batchGet(ctx, []map[string]types.AttributeValue{entryKey(key), contextKey(key), recordKey(messageID), stopKey(key)}, "load session")
 	if err != nil {
-		return turn.Snapshot{}, err
+		return sessionstate.Snapshot{}, err
 	}
-	var snap turn.Snapshot
+	var snap sessionstate.Snapshot
 	for _, it := range items {
 		switch sortKey(it) {
 		case skEntry:
@@ -92,7 +96,7 @@ func (s *Store) Load(ctx context.Context, key, messageID string) (turn.Snapshot,
 			}
 			e, err := decodeEntry(it)
 			if err != nil {
-				return turn.Snapshot{}, fault.Wrap(fault.Internal, err, "decode session entry of %s", key)
+				return sessionstate.Snapshot{}, fault.Wrap(fault.Internal, err, "decode session entry of %s", key)
 			}
 			snap.Entry = &e
 		case skContext:
@@ -102,16 +106,16 @@ func (s *Store) Load(ctx context.Context, key, messageID string) (turn.Snapshot,
 		case skStop:
 			st, err := decodeStop(it)
 			if err != nil {
-				return turn.Snapshot{}, fault.Wrap(fault.Internal, err, "decode stop mark of %s", key)
+				return sessionstate.Snapshot{}, fault.Wrap(fault.Internal, err, "decode stop mark of %s", key)
 			}
 			snap.Stop = &st
 		case skRecord:
 			r, err := decodeRecord(it)
 			if err != nil {
-				return turn.Snapshot{}, fault.Wrap(fault.Internal, err, "decode record of %s", messageID)
+				return sessionstate.Snapshot{}, fault.Wrap(fault.Internal, err, "decode record of %s", messageID)
 			}
 			if !expired(it, s.now()) {
-				snap.Record = &r
+				snap.Receipt = &r
 			}
 		}
 	}
@@ -129,7 +133,7 @@ func (s *Store) Load(ctx context.Context, key, messageID string) (turn.Snapshot,
 // A context whose inline messages would not fit one item is fault.Invalid
 // and nothing is written: the store never drops a message (the engine
 // folds a long context into a contextstore base first).
-func (s *Store) Commit(ctx context.Context, key string, e session.Entry, c turn.Context, r turn.Record) error {
+func (s *Store) Commit(ctx context.Context, key string, e session.Entry, c sessionstate.ModelContext, r receipt.Receipt) error {
 	items, err := s.commitItems(key, e, c, r, s.now())
 	if err != nil {
 		return err
@@ -142,7 +146,7 @@ func (s *Store) Commit(ctx context.Context, key string, e session.Entry, c turn.
 
 // commitItems are the transaction items of Commit: the entry (version
 // checked), the context, the record and a Done record per collected id.
-func (s *Store) commitItems(key string, e session.Entry, c turn.Context, r turn.Record, now time.Time) ([]types.TransactWriteItem, error) {
+func (s *Store) commitItems(key string, e session.Entry, c sessionstate.ModelContext, r receipt.Receipt, now time.Time) ([]types.TransactWriteItem, error) {
 	switch {
 	case key == "" || r.MessageID == "":
 		return nil, fault.New(fault.Invalid, "commit turn: key and message id are required")
@@ -162,7 +166,7 @@ func (s *Store) commitItems(key string, e session.Entry, c turn.Context, r turn.
 	if ttl, ok := entryItem[attrTTL]; ok {
 		contextItem[attrTTL] = ttl // an archived session's context goes with its entry
 	}
-	r.State = turn.Committed
+	r.State = receipt.Committed
 	recordItem, err := encodeRecord(r, now.Add(RecordTTL))
 	if err != nil {
 		return nil, fault.Wrap(fault.Internal, err, "encode record of %s", r.MessageID)
@@ -184,7 +188,7 @@ func (s *Store) commitItems(key string, e session.Entry, c turn.Context, r turn.
 		{Put: s.recordPut(recordItem, now)},
 	}
 	for _, id := range r.Collected {
-		done, err := encodeRecord(turn.Record{MessageID: id, SessionKey: key, State: turn.Done, CollectedInto: r.MessageID}, now.Add(RecordTTL))
+		done, err := encodeRecord(receipt.Receipt{MessageID: id, SessionKey: key, State: receipt.Done, CollectedInto: r.MessageID}, now.Add(RecordTTL))
 		if err != nil {
 			return nil, fault.Wrap(fault.Internal, err, "encode record of %s", id)
 		}
@@ -224,7 +228,7 @@ func (s *Store) Finish(ctx context.Context, key, messageID string) error {
 		ConditionExpression:      aws.String("attribute_exists(pk) AND (attribute_not_exists(#ttl) OR #ttl >= :now)"),
 		ExpressionAttributeNames: map[string]string{"#state": attrState, "#reply": attrReply, "#ttl": attrTTL},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":done": &types.AttributeValueMemberS{Value: turn.Done},
+			":done": &types.AttributeValueMemberS{Value: receipt.Done},
 			":now":  number(s.now().Unix()),
 		},
 	})
@@ -250,7 +254,7 @@ func (s *Store) Progress(ctx context.Context, key, messageID string, sent int) e
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":sent":      number(int64(sent)),
-			":committed": &types.AttributeValueMemberS{Value: turn.Committed},
+			":committed": &types.AttributeValueMemberS{Value: receipt.Committed},
 			":now":       number(s.now().Unix()),
 		},
 	})
@@ -258,7 +262,7 @@ func (s *Store) Progress(ctx context.Context, key, messageID string, sent int) e
 		// The old item, returned with the failure, tells done from missing.
 		var ccf *types.ConditionalCheckFailedException
 		if errors.As(err, &ccf) && len(ccf.Item) > 0 && !expired(ccf.Item, s.now()) {
-			if r, derr := decodeRecord(ccf.Item); derr == nil && r.State == turn.Done {
+			if r, derr := decodeRecord(ccf.Item); derr == nil && r.State == receipt.Done {
 				return fault.Wrap(fault.Conflict, err, "record reply progress: message %s is already done", messageID)
 			}
 		}
@@ -271,11 +275,9 @@ func number(n int64) types.AttributeValue {
 	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
 }
 
-var _ turn.Committer = (*Store)(nil)
-
 // CommitsRunsOf implements turn.Committer: true for the RunStore of this
 // store's table and client (Store.Runs).
-func (s *Store) CommitsRunsOf(rs turn.RunStore) bool {
+func (s *Store) CommitsRunsOf(rs run.Store) bool {
 	r, ok := rs.(*RunStore)
 	return ok && r.s.client == s.client && r.s.table == s.table
 }
@@ -284,8 +286,8 @@ func (s *Store) CommitsRunsOf(rs turn.RunStore) bool {
 // TransactWriteItems, which also carries
 //   - for x.Stop, a ConditionCheck on the session's stop mark: no mark,
 //     or one that is not pending, is x.Stop.MessageID's own, or is past
-//     turn.StopExpiry. A failed check is fault.Conflict wrapping
-//     turn.ErrStopPending (when the emulator sends no cancellation
+//     stopmark.Expiry. A failed check is fault.Conflict wrapping
+//     stopmark.ErrPending (when the emulator sends no cancellation
 //     reasons, one consistent read of the mark tells it from the other
 //     conditions);
 //   - for x.Run, the run's record (an Update without condition: fields the
@@ -294,7 +296,7 @@ func (s *Store) CommitsRunsOf(rs turn.RunStore) bool {
 //     ones are written first with BatchWriteItem (RunStore.Append's cost).
 //
 // A plain turn's commit, outcome and stop check included, is one call.
-func (s *Store) CommitWith(ctx context.Context, key string, e session.Entry, c turn.Context, r turn.Record, x turn.Extra) error {
+func (s *Store) CommitWith(ctx context.Context, key string, e session.Entry, c sessionstate.ModelContext, r receipt.Receipt, x sessionstate.Extra) error {
 	now := s.now()
 	items, err := s.commitItems(key, e, c, r, now)
 	if err != nil {
@@ -317,7 +319,7 @@ func (s *Store) CommitWith(ctx context.Context, key string, e session.Entry, c t
 		return nil
 	}
 	if stopAt >= 0 && s.stopRefused(ctx, err, stopAt, key, *x.Stop) {
-		return fault.Wrap(fault.Conflict, turn.ErrStopPending, "commit turn %s of %s", r.MessageID, key)
+		return fault.Wrap(fault.Conflict, stopmark.ErrPending, "commit turn %s of %s", r.MessageID, key)
 	}
 	return classifyCommit(err, key, e.Version, r.MessageID)
 }

@@ -12,9 +12,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/zero-gateway/zero/shared/awstest"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/receipt"
+	"github.com/zero-gateway/zero/shared/run/runtest"
 	"github.com/zero-gateway/zero/shared/session"
+	"github.com/zero-gateway/zero/shared/sessionstate"
 	"github.com/zero-gateway/zero/shared/turn"
 	"github.com/zero-gateway/zero/shared/turn/turntest"
 )
@@ -24,14 +28,14 @@ func TestConformance(t *testing.T) {
 }
 
 func TestCommitterConformance(t *testing.T) {
-	turntest.TestCommitter(t, func(t *testing.T) (turn.Store, turntest.Runs) {
+	turntest.TestCommitter(t, func(t *testing.T) (turn.Store, runtest.Store) {
 		s := New(testClient, testTable) // ids are unique per subtest
 		return s, s.Runs()
 	})
 }
 
 func uniqueIDs(t *testing.T) (key, msg string) {
-	s := randomSuffix()
+	s := awstest.Suffix()
 	return "agent:main:test:" + s, "test:" + t.Name() + ":" + s
 }
 
@@ -75,8 +79,8 @@ func TestItemLayout(t *testing.T) {
 		DeliveryContext: session.DeliveryContext{Channel: "telegram", To: "1"},
 		InputTokens:     7, TranscriptSeq: 1, Version: 1,
 	}
-	c := turn.Context{SessionID: "sid", Messages: []model.Message{{Role: model.User, Content: "<hi> & \"bye\"\n"}}}
-	r := turn.Record{MessageID: msg, SessionKey: key, State: "ignored", Reply: "hello", Delivery: e.DeliveryContext}
+	c := sessionstate.ModelContext{SessionID: "sid", Messages: []model.Message{{Role: model.User, Content: "<hi> & \"bye\"\n"}}}
+	r := receipt.Receipt{MessageID: msg, SessionKey: key, State: "ignored", Reply: "hello", Delivery: e.DeliveryContext}
 	if err := s.Commit(ctx, key, e, c, r); err != nil {
 		t.Fatalf("Commit: %v", err)
 	}
@@ -114,8 +118,8 @@ func TestItemLayout(t *testing.T) {
 	}
 
 	rec := getItem(t, "msg#"+msg, "record")
-	if got, _ := attrS(rec, "state"); got != turn.Committed {
-		t.Errorf("record state = %q; want %q (Commit always stores Committed)", got, turn.Committed)
+	if got, _ := attrS(rec, "state"); got != receipt.Committed {
+		t.Errorf("record state = %q; want %q (Commit always stores Committed)", got, receipt.Committed)
 	}
 	if got, _ := attrN(rec, "ttl"); got != now.Add(RecordTTL).Unix() {
 		t.Errorf("record ttl = %d; want now + 30 days = %d", got, now.Add(RecordTTL).Unix())
@@ -141,7 +145,7 @@ func TestZeroEntryRoundTrip(t *testing.T) {
 	s := New(testClient, testTable)
 	key, msg := uniqueIDs(t)
 	e := session.Entry{Version: 1} // every other field zero, sessionId empty too
-	if err := s.Commit(ctx, key, e, turn.Context{}, turn.Record{MessageID: msg}); err != nil {
+	if err := s.Commit(ctx, key, e, sessionstate.ModelContext{}, receipt.Receipt{MessageID: msg}); err != nil {
 		t.Fatalf("Commit: %v", err)
 	}
 	snap, err := s.Load(ctx, key, msg)
@@ -151,12 +155,12 @@ func TestZeroEntryRoundTrip(t *testing.T) {
 	if snap.Entry == nil || !reflect.DeepEqual(*snap.Entry, e) {
 		t.Errorf("entry = %+v; want %+v", snap.Entry, e)
 	}
-	if snap.Context == nil || !reflect.DeepEqual(*snap.Context, turn.Context{}) {
+	if snap.Context == nil || !reflect.DeepEqual(*snap.Context, sessionstate.ModelContext{}) {
 		t.Errorf("context = %+v; want the empty context", snap.Context)
 	}
-	want := turn.Record{MessageID: msg, State: turn.Committed}
-	if snap.Record == nil || !reflect.DeepEqual(*snap.Record, want) {
-		t.Errorf("record = %+v; want %+v", snap.Record, want)
+	want := receipt.Receipt{MessageID: msg, State: receipt.Committed}
+	if snap.Receipt == nil || !reflect.DeepEqual(*snap.Receipt, want) {
+		t.Errorf("record = %+v; want %+v", snap.Receipt, want)
 	}
 	if _, ok := getItem(t, "session#"+key, "entry")["origin"]; ok {
 		t.Errorf("empty origin stored as an attribute")
@@ -170,7 +174,7 @@ func TestExpiredRecordIsAbsent(t *testing.T) {
 	// Commit 31 days ago: the record's ttl passed a day ago, but DynamoDB
 	// (and moto) may not have deleted it.
 	s.now = func() time.Time { return time.Now().Add(-RecordTTL - 24*time.Hour) }
-	if err := s.Commit(ctx, key, session.Entry{SessionID: "a", Version: 1}, turn.Context{}, turn.Record{MessageID: msg, SessionKey: key}); err != nil {
+	if err := s.Commit(ctx, key, session.Entry{SessionID: "a", Version: 1}, sessionstate.ModelContext{}, receipt.Receipt{MessageID: msg, SessionKey: key}); err != nil {
 		t.Fatalf("Commit: %v", err)
 	}
 	s.now = time.Now
@@ -178,24 +182,24 @@ func TestExpiredRecordIsAbsent(t *testing.T) {
 		t.Fatalf("the expired record is not in the table; the test needs it there")
 	}
 	snap, err := s.Load(ctx, key, msg)
-	if err != nil || snap.Record != nil || snap.Entry == nil {
+	if err != nil || snap.Receipt != nil || snap.Entry == nil {
 		t.Fatalf("Load = %+v, %v; want entry and no record", snap, err)
 	}
 	if err := s.Finish(ctx, key, msg); !fault.Is(err, fault.NotFound) {
 		t.Errorf("Finish of an expired record = %v; want fault.NotFound", err)
 	}
 	// The message may commit again: its old record counts as absent.
-	if err := s.Commit(ctx, key, session.Entry{SessionID: "a", Version: 2}, turn.Context{}, turn.Record{MessageID: msg, SessionKey: key}); err != nil {
+	if err := s.Commit(ctx, key, session.Entry{SessionID: "a", Version: 2}, sessionstate.ModelContext{}, receipt.Receipt{MessageID: msg, SessionKey: key}); err != nil {
 		t.Fatalf("Commit over an expired record: %v", err)
 	}
 	snap, err = s.Load(ctx, key, msg)
-	if err != nil || snap.Record == nil || snap.Record.State != turn.Committed {
-		t.Fatalf("Load after recommit = %+v, %v; want a committed record", snap.Record, err)
+	if err != nil || snap.Receipt == nil || snap.Receipt.State != receipt.Committed {
+		t.Fatalf("Load after recommit = %+v, %v; want a committed record", snap.Receipt, err)
 	}
 }
 
-func bigContext(n, size int) turn.Context {
-	c := turn.Context{SessionID: "big"}
+func bigContext(n, size int) sessionstate.ModelContext {
+	c := sessionstate.ModelContext{SessionID: "big"}
 	for i := range n {
 		role := model.User
 		if i%2 == 1 {
@@ -211,7 +215,7 @@ func TestContext300KB(t *testing.T) {
 	s := New(testClient, testTable)
 	key, msg := uniqueIDs(t)
 	c := bigContext(300, 1000) // 300 messages of ~1 KB (multi-byte and escaped characters)
-	if err := s.Commit(ctx, key, session.Entry{SessionID: "big", Version: 1}, c, turn.Record{MessageID: msg}); err != nil {
+	if err := s.Commit(ctx, key, session.Entry{SessionID: "big", Version: 1}, c, receipt.Receipt{MessageID: msg}); err != nil {
 		t.Fatalf("Commit: %v", err)
 	}
 	snap, err := s.Load(ctx, key, msg)
@@ -228,12 +232,12 @@ func TestOversizeContextRefused(t *testing.T) {
 	s := New(testClient, testTable)
 	key, msg := uniqueIDs(t)
 	c := bigContext(600, 1000) // ~750 KB of JSON: cannot fit one item
-	err := s.Commit(ctx, key, session.Entry{SessionID: "big", Version: 1}, c, turn.Record{MessageID: msg})
+	err := s.Commit(ctx, key, session.Entry{SessionID: "big", Version: 1}, c, receipt.Receipt{MessageID: msg})
 	if !fault.Is(err, fault.Invalid) {
 		t.Fatalf("Commit of a 750 KB context = %v; want fault.Invalid", err)
 	}
 	snap, err := s.Load(ctx, key, msg)
-	if err != nil || snap.Entry != nil || snap.Context != nil || snap.Record != nil {
+	if err != nil || snap.Entry != nil || snap.Context != nil || snap.Receipt != nil {
 		t.Fatalf("Load after a refused commit = %+v, %v; want nothing written", snap, err)
 	}
 }
@@ -254,7 +258,7 @@ func TestCallsPerOperation(t *testing.T) {
 	}
 	step("Load", "BatchGetItem", func() error { _, err := s.Load(ctx, key, msg); return err })
 	step("Commit", "TransactWriteItems", func() error {
-		return s.Commit(ctx, key, session.Entry{SessionID: "a", Version: 1}, turn.Context{SessionID: "a"}, turn.Record{MessageID: msg})
+		return s.Commit(ctx, key, session.Entry{SessionID: "a", Version: 1}, sessionstate.ModelContext{SessionID: "a"}, receipt.Receipt{MessageID: msg})
 	})
 	step("Finish", "UpdateItem", func() error { return s.Finish(ctx, key, msg) })
 	step("Load after commit", "BatchGetItem", func() error { _, err := s.Load(ctx, key, msg); return err })
@@ -266,11 +270,11 @@ func TestErrorClasses(t *testing.T) {
 	if _, err := s.Load(ctx, "", "m"); !fault.Is(err, fault.Invalid) {
 		t.Errorf("Load with empty key = %v; want fault.Invalid", err)
 	}
-	if err := s.Commit(ctx, "k", session.Entry{}, turn.Context{}, turn.Record{MessageID: "m"}); !fault.Is(err, fault.Invalid) {
+	if err := s.Commit(ctx, "k", session.Entry{}, sessionstate.ModelContext{}, receipt.Receipt{MessageID: "m"}); !fault.Is(err, fault.Invalid) {
 		t.Errorf("Commit of version 0 = %v; want fault.Invalid", err)
 	}
 	// A missing table is a deployment fault, never "record not found".
-	missing := New(testClient, "zero-missing-"+randomSuffix())
+	missing := New(testClient, awstest.Name("zero-missing-"))
 	if err := missing.Finish(ctx, "k", "m"); fault.Is(err, fault.NotFound) || err == nil {
 		t.Errorf("Finish on a missing table = %v; want an error other than fault.NotFound", err)
 	}
@@ -284,16 +288,16 @@ func TestCommitConflictNamesTheItem(t *testing.T) {
 	s := New(testClient, testTable)
 	key, msg := uniqueIDs(t)
 	e := session.Entry{SessionID: "a", Version: 1}
-	if err := s.Commit(ctx, key, e, turn.Context{}, turn.Record{MessageID: msg}); err != nil {
+	if err := s.Commit(ctx, key, e, sessionstate.ModelContext{}, receipt.Receipt{MessageID: msg}); err != nil {
 		t.Fatalf("Commit: %v", err)
 	}
 	e.Version = 2
-	err := s.Commit(ctx, key, e, turn.Context{}, turn.Record{MessageID: msg})
+	err := s.Commit(ctx, key, e, sessionstate.ModelContext{}, receipt.Receipt{MessageID: msg})
 	if !fault.Is(err, fault.Conflict) || !strings.Contains(err.Error(), "already committed") {
 		t.Errorf("recommit = %v; want fault.Conflict naming the record", err)
 	}
 	e.Version = 5
-	err = s.Commit(ctx, key, e, turn.Context{}, turn.Record{MessageID: msg + "x"})
+	err = s.Commit(ctx, key, e, sessionstate.ModelContext{}, receipt.Receipt{MessageID: msg + "x"})
 	if !fault.Is(err, fault.Conflict) || !strings.Contains(err.Error(), "not at version 4") {
 		t.Errorf("skipped version = %v; want fault.Conflict naming the entry", err)
 	}
@@ -305,7 +309,7 @@ func TestCommitConflictNamesTheItem(t *testing.T) {
 func BenchmarkTurn(b *testing.B) {
 	ctx := context.Background()
 	s := New(testClient, testTable)
-	key := "agent:main:bench:" + randomSuffix()
+	key := awstest.Name("agent:main:bench:")
 	counter.Reset()
 	var version int64
 	for i := 0; b.Loop(); i++ {
@@ -317,8 +321,8 @@ func BenchmarkTurn(b *testing.B) {
 		if snap.Entry != nil {
 			version = snap.Entry.Version
 		}
-		c := turn.Context{SessionID: "b", Messages: []model.Message{{Role: model.User, Content: "hi"}}}
-		if err := s.Commit(ctx, key, session.Entry{SessionID: "b", Version: version + 1}, c, turn.Record{MessageID: msg, Reply: "hello"}); err != nil {
+		c := sessionstate.ModelContext{SessionID: "b", Messages: []model.Message{{Role: model.User, Content: "hi"}}}
+		if err := s.Commit(ctx, key, session.Entry{SessionID: "b", Version: version + 1}, c, receipt.Receipt{MessageID: msg, Reply: "hello"}); err != nil {
 			b.Fatal(err)
 		}
 		if err := s.Finish(ctx, key, msg); err != nil {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/session"
-	"github.com/zero-gateway/zero/shared/turn"
+	"github.com/zero-gateway/zero/shared/sessionstate"
 )
 
 // PutImported writes an imported session: entry e under key and its
@@ -20,7 +20,7 @@ import (
 // version counts as 0). e.Version must be one above it (1 when prev is
 // nil). A failed condition, or a concurrent transaction on the items, is
 // fault.Conflict and changes nothing.
-func (s *Store) PutImported(ctx context.Context, key string, prev *session.Entry, e session.Entry, c turn.Context) error {
+func (s *Store) PutImported(ctx context.Context, key string, prev *session.Entry, e session.Entry, c sessionstate.ModelContext) error {
 	want := int64(1)
 	if prev != nil {
 		want = prev.Version + 1

@@ -11,7 +11,7 @@ import (
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/session"
-	"github.com/zero-gateway/zero/shared/turn"
+	"github.com/zero-gateway/zero/shared/sessionstate"
 )
 
 func TestPutImported(t *testing.T) {
@@ -20,7 +20,7 @@ func TestPutImported(t *testing.T) {
 	const key = "agent:main:main"
 	e := session.Entry{SessionID: "s1", UpdatedAt: 10, AgentID: "main", TranscriptSeq: 1, LastEntryID: "ab", Version: 1,
 		Extra: map[string]json.RawMessage{"skillsSnapshot": json.RawMessage(`{"a":[1,"x"]}`), "n": json.RawMessage(`7`)}}
-	c := turn.Context{SessionID: "s1", Messages: []model.Message{{Role: model.User, Content: "hi", EntryID: "ab"}}}
+	c := sessionstate.ModelContext{SessionID: "s1", Messages: []model.Message{{Role: model.User, Content: "hi", EntryID: "ab"}}}
 	tests := []struct {
 		name    string
 		prev    *session.Entry
@@ -73,12 +73,12 @@ func TestEntries(t *testing.T) {
 	const n = 7
 	for i := range n {
 		e := session.Entry{SessionID: fmt.Sprintf("s%d", i), UpdatedAt: int64(100 + i), AgentID: "main", Version: 1}
-		if err := s.PutImported(ctx, fmt.Sprintf("cron:job%d", i), nil, e, turn.Context{SessionID: e.SessionID}); err != nil {
+		if err := s.PutImported(ctx, fmt.Sprintf("cron:job%d", i), nil, e, sessionstate.ModelContext{SessionID: e.SessionID}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	other := session.Entry{SessionID: "o", UpdatedAt: 500, AgentID: "other", Version: 1}
-	if err := s.PutImported(ctx, "agent:other:main", nil, other, turn.Context{SessionID: "o"}); err != nil {
+	if err := s.PutImported(ctx, "agent:other:main", nil, other, sessionstate.ModelContext{SessionID: "o"}); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {

@@ -9,11 +9,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/zero-gateway/zero/shared/fault"
-	"github.com/zero-gateway/zero/shared/turn"
+	"github.com/zero-gateway/zero/shared/tools/web"
 )
 
 // The web cache: pk "webcache#<key>" (key: the hex SHA-256 digest of the
-// normalised request, turn.WebFetchKey / turn.WebSearchKey), sk "entry",
+// normalised request, web.FetchKey / web.SearchKey), sk "entry",
 // the value as the binary attribute "data", expiring with ttl.
 const (
 	pkWebCache   = "webcache#"
@@ -22,11 +22,11 @@ const (
 	maxWebCached = maxItemBytes - itemSlack // larger values are not cached
 )
 
-// WebCache is the turn.WebCache of web_fetch and web_search on the
+// WebCache is the web.Cache of web_fetch and web_search on the
 // table, shared by every runner instance.
 type WebCache struct{ s *Store }
 
-var _ turn.WebCache = (*WebCache)(nil)
+var _ web.Cache = (*WebCache)(nil)
 
 // WebCache is the web cache on s's table.
 func (s *Store) WebCache() *WebCache { return &WebCache{s: s} }

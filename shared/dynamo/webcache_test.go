@@ -6,12 +6,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zero-gateway/zero/shared/turn"
-	"github.com/zero-gateway/zero/shared/turn/turntest"
+	"github.com/zero-gateway/zero/shared/awstest"
+	"github.com/zero-gateway/zero/shared/tools/web"
+	"github.com/zero-gateway/zero/shared/tools/web/webtest"
 )
 
 func TestWebCache(t *testing.T) {
-	turntest.TestWebCache(t, func(t *testing.T, clock *turntest.WebClock) turn.WebCache {
+	webtest.TestCache(t, func(t *testing.T, clock *webtest.Clock) web.Cache {
 		s := New(testClient, testTable)
 		s.now = clock.Now
 		return s.WebCache()
@@ -23,7 +24,7 @@ func TestWebCache(t *testing.T) {
 func TestWebCacheSkipsLargeValues(t *testing.T) {
 	ctx := context.Background()
 	c := New(testClient, testTable).WebCache()
-	k := "large-" + randomSuffix()
+	k := awstest.Name("large-")
 	if err := c.Put(ctx, k, []byte(strings.Repeat("x", maxItemBytes)), time.Minute); err != nil {
 		t.Fatalf("Put: %v", err)
 	}

@@ -193,6 +193,10 @@ func (s *Server) enforceIAM(ctx context.Context) error {
 //     query value holding a reserved character (ListObjectsV2's
 //     prefix=a%2Fb) never matched; the query is re-encoded as SigV4
 //     canonicalises it before the check.
+//   - EventBridge Scheduler: UpdateSchedule kept the create's
+//     ActionAfterCompletion; it replaces it like every other field, so a
+//     job that changes between one-shot and recurring gets the right one
+//     (crontest.TestSchedules, run by shared/scheduler).
 //
 // Deduplication (moto's rule: only against messages still in the queue),
 // redrive to the dead-letter queue after maxReceiveCount receives, receive

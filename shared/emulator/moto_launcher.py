@@ -497,9 +497,29 @@ def _patch_signature_query():
     access_control.IAMRequestBase._create_aws_request = create_aws_request
 
 
+def _patch_scheduler():
+    """EventBridge Scheduler: UpdateSchedule replaces every field of the
+    schedule, ActionAfterCompletion too (unset: NONE), as on AWS. moto kept
+    the create's, so a one-shot made recurring still deleted itself after
+    its next fire and a recurring one made one-shot never did."""
+    from moto.scheduler.responses import EventBridgeSchedulerResponse
+
+    orig = EventBridgeSchedulerResponse.update_schedule
+
+    def update_schedule(self):
+        out = orig(self)
+        name = self.uri.split("?")[0].split("/")[-1]
+        schedule = self.scheduler_backend.get_schedule(self._get_param("GroupName"), name)
+        schedule.action_after_completion = self._get_param("ActionAfterCompletion")
+        return out
+
+    EventBridgeSchedulerResponse.update_schedule = update_schedule
+
+
 if moto.__version__.split(".")[0] == "5":
     _patch_sqs()
     _patch_signature_query()
+    _patch_scheduler()
 else:
     print(f"moto {moto.__version__}: FIFO queue patches not applied (written for moto 5)", file=sys.stderr)
 

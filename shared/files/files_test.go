@@ -11,65 +11,20 @@ import (
 
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/files"
+	"github.com/zero-gateway/zero/shared/files/filestest"
 )
 
-// fakeStore is a files.Store in memory with S3's conditional semantics;
-// an ETag is a version counter.
-type fakeStore struct {
-	mu   sync.Mutex
-	objs map[string]files.Object
-	n    int
-}
-
-func newStore(init map[string]string) *fakeStore {
-	s := &fakeStore{objs: map[string]files.Object{}}
+// newStore is a workspace store holding init, content by path, under "ws/".
+func newStore(init map[string]string) *filestest.MemStore {
+	s := filestest.NewMemStore(nil)
 	for k, v := range init {
-		s.n++
-		s.objs["ws/"+k] = files.Object{Data: []byte(v), ETag: fmt.Sprint(s.n)}
+		s.Seed("ws/"+k, v)
 	}
 	return s
 }
 
-func (s *fakeStore) Fetch(_ context.Context, key string) (files.Object, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	o, ok := s.objs[key]
-	if !ok {
-		return files.Object{}, fault.New(fault.NotFound, "no %s", key)
-	}
-	return o, nil
-}
-
-func (s *fakeStore) Put(_ context.Context, key string, data []byte, ifMatch string) (string, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	o, ok := s.objs[key]
-	if ifMatch == "" && ok || ifMatch != "" && (!ok || o.ETag != ifMatch) {
-		return "", fault.New(fault.Conflict, "precondition failed on %s", key)
-	}
-	s.n++
-	s.objs[key] = files.Object{Data: append([]byte(nil), data...), ETag: fmt.Sprint(s.n)}
-	return fmt.Sprint(s.n), nil
-}
-
-func (s *fakeStore) Delete(_ context.Context, key, ifMatch string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	o, ok := s.objs[key]
-	switch {
-	case !ok:
-		return fault.New(fault.NotFound, "no %s", key)
-	case o.ETag != ifMatch:
-		return fault.New(fault.Conflict, "precondition failed on %s", key)
-	}
-	delete(s.objs, key)
-	return nil
-}
-
-func (s *fakeStore) content(key string) (string, bool) {
-	o, ok := s.objs["ws/"+key]
-	return string(o.Data), ok
-}
+// content is the workspace file's content, ok=false when there is none.
+func content(s *filestest.MemStore, path string) (string, bool) { return s.Content("ws/" + path) }
 
 func TestCleanRefusesEscapes(t *testing.T) {
 	tests := []struct {
@@ -150,7 +105,7 @@ func TestReadWriteEdit(t *testing.T) {
 		t.Errorf("oversized write = %v; want fault.Invalid", err)
 	}
 	for k, want := range map[string]string{"notes.md": "replaced\n", "new/file.md": "fresh\n"} {
-		if got, _ := st.content(k); got != want {
+		if got, _ := content(st, k); got != want {
 			t.Errorf("%s = %q; want %q", k, got, want)
 		}
 	}
@@ -183,7 +138,7 @@ func TestTwoRunsEditOneFile(t *testing.T) {
 	if _, err := b.Edit(ctx, "MEMORY.md", "green tea", "green tea, no sugar"); err != nil {
 		t.Fatalf("run B after reading again: %v", err)
 	}
-	if got, _ := st.content("MEMORY.md"); got != "- likes green tea, no sugar\n" {
+	if got, _ := content(st, "MEMORY.md"); got != "- likes green tea, no sugar\n" {
 		t.Errorf("MEMORY.md = %q", got)
 	}
 }
@@ -252,7 +207,7 @@ func TestApplyPatch(t *testing.T) {
 				t.Fatalf("ApplyPatch = %q, %v; want summary ending %q", sum, err, tt.wantSum)
 			}
 			for k, want := range tt.wantFiles {
-				got, _ := st.content(k)
+				got, _ := content(st, k)
 				if diff := cmp.Diff(want, got); diff != "" {
 					t.Errorf("%s (-want +got):\n%s", k, diff)
 				}

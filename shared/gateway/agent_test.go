@@ -12,7 +12,7 @@ import (
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/ingest"
 	"github.com/zero-gateway/zero/shared/session"
-	"github.com/zero-gateway/zero/shared/turn"
+	"github.com/zero-gateway/zero/shared/stopmark"
 )
 
 // TestAgentThroughTheDoor: agent and chat.send go through the ingest door
@@ -20,8 +20,8 @@ import (
 // the session before it is queued, as on a channel, and allowFrom does
 // not apply to API callers.
 func TestAgentThroughTheDoor(t *testing.T) {
-	stopMark := func(id string) *turn.Stop {
-		return &turn.Stop{MessageID: id, At: testNow.UnixMilli(), Pending: true}
+	stopMark := func(id string) *stopmark.Mark {
+		return &stopmark.Mark{MessageID: id, At: testNow.UnixMilli(), Pending: true}
 	}
 	tests := []struct {
 		name     string
@@ -29,7 +29,7 @@ func TestAgentThroughTheDoor(t *testing.T) {
 		noStops  bool // Deps.Stops unset
 		method   string
 		params   map[string]any
-		wantMark *turn.Stop // on agent:main:main
+		wantMark *stopmark.Mark // on agent:main:main
 	}{
 		{name: "agent /stop marks the session", method: "agent",
 			params: map[string]any{"message": "/stop", "idempotencyKey": "s1"}, wantMark: stopMark("api:s1")},
@@ -72,7 +72,7 @@ func TestAgentThroughTheDoor(t *testing.T) {
 // failingStops fails every MarkStop.
 type failingStops struct{}
 
-func (failingStops) MarkStop(context.Context, string, turn.Stop) error {
+func (failingStops) MarkStop(context.Context, string, stopmark.Mark) error {
 	return fault.Wrap(fault.Unavailable, errors.New("dynamodb: throttled"), "mark stop")
 }
 

@@ -31,16 +31,6 @@ const (
 	cronRunsMax     = 500
 )
 
-func init() {
-	methods["cron.status"] = (*gateway).cronStatus
-	methods["cron.list"] = (*gateway).cronList
-	methods["cron.add"] = (*gateway).cronAdd
-	methods["cron.update"] = (*gateway).cronUpdate
-	methods["cron.remove"] = (*gateway).cronRemove
-	methods["cron.run"] = (*gateway).cronRun
-	methods["cron.runs"] = (*gateway).cronRuns
-}
-
 // cronStore is the configured store, or a 501 error.
 func (g *gateway) cronStore() (cron.Store, error) {
 	if g.Cron == nil || g.Cron.Store == nil {

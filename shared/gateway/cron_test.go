@@ -15,20 +15,6 @@ import (
 	"github.com/zero-gateway/zero/shared/run"
 )
 
-func init() {
-	for name, types := range map[string]wireType{
-		"cron.status": typesOf[struct{}, CronStatusResult](),
-		"cron.list":   typesOf[CronListParams, CronListResult](),
-		"cron.add":    typesOf[CronAddParams, cron.Job](),
-		"cron.update": typesOf[CronUpdateParams, cron.Job](),
-		"cron.remove": typesOf[CronIDParams, CronRemoveResult](),
-		"cron.run":    typesOf[CronIDParams, CronRunResult](),
-		"cron.runs":   typesOf[CronRunsParams, CronRunsResult](),
-	} {
-		wireTypes[name] = types
-	}
-}
-
 // cronWireCases run in order against one cron fixture.
 var cronWireCases = []wireCase{
 	{name: "cron.add", method: "cron.add", params: `{"name":"Daily <digest> & more","agentId":"main","schedule":{"kind":"cron","expr":"0 7 * * 1-5","tz":"Europe/Berlin"},` +

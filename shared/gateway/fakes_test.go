@@ -16,11 +16,12 @@ import (
 	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
+	"github.com/zero-gateway/zero/shared/receipt"
 	"github.com/zero-gateway/zero/shared/run/runtest"
 	"github.com/zero-gateway/zero/shared/session"
+	"github.com/zero-gateway/zero/shared/sessionstate"
 	"github.com/zero-gateway/zero/shared/transcript"
 	"github.com/zero-gateway/zero/shared/transcript/transcripttest"
-	"github.com/zero-gateway/zero/shared/turn"
 	"github.com/zero-gateway/zero/shared/turn/turntest"
 )
 
@@ -141,8 +142,8 @@ func newFixture(t *testing.T, doc string, deps ...func(*Deps)) *fixture {
 func (f *fixture) seed(key string, e session.Entry) {
 	f.t.Helper()
 	e.Version = 1
-	if err := f.sessions.Commit(context.Background(), key, e, turn.Context{SessionID: e.SessionID},
-		turn.Record{MessageID: "seed:" + key, SessionKey: key}); err != nil {
+	if err := f.sessions.Commit(context.Background(), key, e, sessionstate.ModelContext{SessionID: e.SessionID},
+		receipt.Receipt{MessageID: "seed:" + key, SessionKey: key}); err != nil {
 		f.t.Fatalf("seed %s: %v", key, err)
 	}
 }

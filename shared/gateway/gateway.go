@@ -7,15 +7,12 @@
 // Lambda main wires the adapters (DynamoDB session and run stores, the S3
 // transcript log, the SQS queue, the SSM config parameter) into Deps.
 //
-// Methods (see each handler's doc comment for its contract and costs):
-// agent, agent.wait, agent.events, chat.send, chat.history,
-// chat.transcript (transcript.go),
-// sessions.list, sessions.resolve, sessions.patch, sessions.delete,
-// sessions.runs (runs.go),
-// status, config.get, config.schema, config.patch, outbox.list (outbox.go)
-// and cron.* (cron.go). Their params and
-// results, and Request and Response, are exported (wire.go) so that
-// clients use the same types; testdata/wire pins their JSON.
+// Every method it serves is in one table, methods.go, with its name (an
+// exported Method* constant) and its handler, whose doc comment states
+// the method's contract and costs. Their params and results, and Request
+// and Response, are exported (wire.go, cron_wire.go) so that clients use
+// the same types; testdata/wire pins their JSON. Client (client.go) is
+// the typed Go client of the API.
 package gateway
 
 import (
@@ -132,27 +129,6 @@ type gateway struct {
 	Deps
 	tokenSum   []byte // sha256 of Token; nil when there is none
 	noTokenLog sync.Once
-}
-
-// handler runs one method on its raw params (never nil: "{}" when the
-// request has none) and returns the result to encode.
-type handler func(g *gateway, ctx context.Context, params json.RawMessage) (any, error)
-
-// methods is the method table.
-var methods = map[string]handler{
-	"agent":            (*gateway).agent,
-	"agent.wait":       (*gateway).agentWait,
-	"agent.events":     (*gateway).agentEvents,
-	"chat.send":        (*gateway).chatSend,
-	"chat.history":     (*gateway).chatHistory,
-	"sessions.list":    (*gateway).sessionsList,
-	"sessions.resolve": (*gateway).sessionsResolve,
-	"sessions.patch":   (*gateway).sessionsPatch,
-	"sessions.delete":  (*gateway).sessionsDelete,
-	"status":           (*gateway).status,
-	"config.get":       (*gateway).configGet,
-	"config.schema":    (*gateway).configSchema,
-	"config.patch":     (*gateway).configPatch,
 }
 
 // statusError carries an HTTP status that the fault code alone does not

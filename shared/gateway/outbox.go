@@ -9,16 +9,16 @@ import (
 	"strings"
 
 	"github.com/zero-gateway/zero/shared/fault"
-	"github.com/zero-gateway/zero/shared/turn"
+	"github.com/zero-gateway/zero/shared/outbox"
 )
 
 // OutboxStore is the announce outbox as the gateway uses it
-// (shared/dynamo's Store.Outbox is one; see turn.Outbox for the
+// (shared/dynamo's Store.Outbox is one; see outbox.Store for the
 // contracts): List lists items in state ("" all), newest first, at most
 // limit (all when limit <= 0); Revive sets a dead item pending again.
 type OutboxStore interface {
-	List(ctx context.Context, state string, limit int) ([]turn.OutboxItem, error)
-	Revive(ctx context.Context, id string, nowMS int64) (turn.OutboxItem, error)
+	List(ctx context.Context, state string, limit int) ([]outbox.Item, error)
+	Revive(ctx context.Context, id string, nowMS int64) (outbox.Item, error)
 }
 
 // Bounds of outbox.list.
@@ -27,11 +27,6 @@ const (
 	MaxOutboxLimit     = 500
 	OutboxTextChars    = 200 // an item's text is cut to this many characters
 )
-
-func init() {
-	methods["outbox.list"] = (*gateway).outboxList
-	methods["outbox.retry"] = (*gateway).outboxRetry
-}
 
 // outboxList answers outbox.list {state?, limit?} → {counts, items}: the
 // items in state ("" every state), newest first, and the count in each
@@ -48,7 +43,7 @@ func (g *gateway) outboxList(ctx context.Context, params json.RawMessage) (any, 
 		}
 		limit = min(*p.Limit, MaxOutboxLimit)
 	}
-	if p.State != "" && !slices.Contains(turn.OutboxStates, p.State) {
+	if p.State != "" && !slices.Contains(outbox.States, p.State) {
 		return nil, invalidf("params.state: must be pending, sent or dead, got %q", p.State)
 	}
 	if g.Outbox == nil {
@@ -61,11 +56,11 @@ func (g *gateway) outboxList(ctx context.Context, params json.RawMessage) (any, 
 	res := OutboxListResult{Items: []OutboxRow{}}
 	for _, item := range all {
 		switch item.State {
-		case turn.OutboxPending:
+		case outbox.Pending:
 			res.Counts.Pending++
-		case turn.OutboxSent:
+		case outbox.Sent:
 			res.Counts.Sent++
-		case turn.OutboxDead:
+		case outbox.Dead:
 			res.Counts.Dead++
 		}
 		if (p.State == "" || item.State == p.State) && len(res.Items) < limit {
@@ -78,8 +73,8 @@ func (g *gateway) outboxList(ctx context.Context, params json.RawMessage) (any, 
 var errNoOutbox = &statusError{http.StatusNotImplemented, fault.New(fault.Internal, "the outbox is not configured on this gateway")}
 
 // outboxRetry answers outbox.retry {id} → {item, messageId}: it sets the
-// dead item pending again (turn.Outbox.Revive) and queues a KindDeliver
-// message for it on the main lane, id turn.RetryMessageID (new for each
+// dead item pending again (outbox.Store.Revive) and queues a KindDeliver
+// message for it on the main lane, id outbox.RetryMessageID (new for each
 // revival, so the queue's deduplication keeps it). The runner delivers it
 // like the first time, from the first rendered message not yet sent.
 //
@@ -108,7 +103,7 @@ func (g *gateway) outboxRetry(ctx context.Context, params json.RawMessage) (any,
 	if err != nil {
 		return nil, fmt.Errorf("retry outbox item %s: %w", p.ID, err)
 	}
-	m := turn.DeliverMessage(turn.RetryMessageID(item), item, now)
+	m := outbox.DeliverMessage(outbox.RetryMessageID(item), item, now)
 	if err := g.Queue.Enqueue(ctx, m); err != nil {
 		return nil, fmt.Errorf("queue delivery of outbox item %s: %w", p.ID, err)
 	}
@@ -116,7 +111,7 @@ func (g *gateway) outboxRetry(ctx context.Context, params json.RawMessage) (any,
 	return OutboxRetryResult{Item: outboxRow(item), MessageID: m.ID}, nil
 }
 
-func outboxRow(item turn.OutboxItem) OutboxRow {
+func outboxRow(item outbox.Item) OutboxRow {
 	text := item.Text
 	if r := []rune(text); len(r) > OutboxTextChars {
 		text = string(r[:OutboxTextChars]) + "…"

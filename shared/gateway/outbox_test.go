@@ -8,15 +8,10 @@ import (
 
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
+	"github.com/zero-gateway/zero/shared/outbox"
+	"github.com/zero-gateway/zero/shared/outbox/outboxtest"
 	"github.com/zero-gateway/zero/shared/session"
-	"github.com/zero-gateway/zero/shared/turn"
-	"github.com/zero-gateway/zero/shared/turn/turntest"
 )
-
-func init() {
-	wireTypes["outbox.list"] = typesOf[OutboxListParams, OutboxListResult]()
-	wireTypes["outbox.retry"] = typesOf[OutboxRetryParams, OutboxRetryResult]()
-}
 
 // outboxWireCases run against outboxFixture.
 var outboxWireCases = []wireCase{
@@ -30,22 +25,22 @@ var outboxWireCases = []wireCase{
 
 // outboxFixture is a gateway whose outbox holds a sent, a pending and two
 // dead items, one with a long text.
-func outboxFixture(t *testing.T, deps ...func(*Deps)) (*fixture, *turntest.MemOutbox) {
+func outboxFixture(t *testing.T, deps ...func(*Deps)) (*fixture, *outboxtest.MemStore) {
 	t.Helper()
-	o := &turntest.MemOutbox{}
+	o := &outboxtest.MemStore{}
 	ctx := context.Background()
 	to := session.DeliveryContext{Channel: "telegram", To: "42", ThreadID: "7"}
 	items := []struct {
-		item      turn.OutboxItem
+		item      outbox.Item
 		state     string
 		attempts  int
 		lastError string
 	}{
-		{turn.OutboxItem{ID: "s1", Kind: turn.OutboxA2A, SessionKey: "agent:main:main", Delivery: to, Text: "done <b> & ok", CreatedAt: nowMS - 4000}, turn.OutboxSent, 1, ""},
-		{turn.OutboxItem{ID: "p1", Kind: turn.OutboxSubagent, SessionKey: "agent:main:subagent:p1", Delivery: to, Text: "pending", CreatedAt: nowMS - 3000}, turn.OutboxPending, 2, "unavailable: telegram is down"},
-		{turn.OutboxItem{ID: "d1", Kind: turn.OutboxSubagent, SessionKey: "agent:main:subagent:d1", Delivery: to, Text: "old", CreatedAt: nowMS - 2000}, turn.OutboxDead, 5, "not_found: chat not found"},
-		{turn.OutboxItem{ID: "d2", Kind: turn.OutboxA2A, SessionKey: "agent:ops:main", Delivery: session.DeliveryContext{Channel: "discord", To: "123", AccountID: "app"},
-			Text: strings.Repeat("ü", 250), CreatedAt: nowMS - 1000}, turn.OutboxDead, 1, `no sender for channel "discord"`},
+		{outbox.Item{ID: "s1", Kind: outbox.KindA2A, SessionKey: "agent:main:main", Delivery: to, Text: "done <b> & ok", CreatedAt: nowMS - 4000}, outbox.Sent, 1, ""},
+		{outbox.Item{ID: "p1", Kind: outbox.KindSubagent, SessionKey: "agent:main:subagent:p1", Delivery: to, Text: "pending", CreatedAt: nowMS - 3000}, outbox.Pending, 2, "unavailable: telegram is down"},
+		{outbox.Item{ID: "d1", Kind: outbox.KindSubagent, SessionKey: "agent:main:subagent:d1", Delivery: to, Text: "old", CreatedAt: nowMS - 2000}, outbox.Dead, 5, "not_found: chat not found"},
+		{outbox.Item{ID: "d2", Kind: outbox.KindA2A, SessionKey: "agent:ops:main", Delivery: session.DeliveryContext{Channel: "discord", To: "123", AccountID: "app"},
+			Text: strings.Repeat("ü", 250), CreatedAt: nowMS - 1000}, outbox.Dead, 1, `no sender for channel "discord"`},
 	}
 	for _, it := range items {
 		if err := o.Put(ctx, it.item); err != nil {
@@ -120,7 +115,7 @@ func TestOutboxListErrors(t *testing.T) {
 	}{
 		{"not configured", nil, nil, http.StatusNotImplemented, fault.Internal, "the outbox is not configured on this gateway"},
 		{"bad limit", nil, map[string]any{"limit": 0}, http.StatusBadRequest, fault.Invalid, "params.limit: must be >= 1, got 0"},
-		{"store down", func(d *Deps) { d.Outbox = &turntest.MemOutbox{Fail: fault.New(fault.Unavailable, "dynamodb is down")} }, nil,
+		{"store down", func(d *Deps) { d.Outbox = &outboxtest.MemStore{Fail: fault.New(fault.Unavailable, "dynamodb is down")} }, nil,
 			http.StatusServiceUnavailable, fault.Unavailable, "dynamodb is down"},
 	}
 	for _, tc := range tests {
@@ -155,13 +150,13 @@ func TestOutboxRetry(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.dieAt != 0 {
-				if err := o.Settle(ctx, tc.id, turn.OutboxDead, 1, "chat not found", tc.dieAt); err != nil {
+				if err := o.Settle(ctx, tc.id, outbox.Dead, 1, "chat not found", tc.dieAt); err != nil {
 					t.Fatal(err)
 				}
 			}
 			var res OutboxRetryResult
 			f.call("outbox.retry", map[string]any{"id": tc.id}).decode(t, &res)
-			if res.MessageID != tc.wantMsg || res.Item.ID != tc.id || res.Item.State != turn.OutboxPending {
+			if res.MessageID != tc.wantMsg || res.Item.ID != tc.id || res.Item.State != outbox.Pending {
 				t.Errorf("answer %+v; want %s pending, message %s", res, tc.id, tc.wantMsg)
 			}
 			msgs := f.queue.messages()
@@ -172,7 +167,7 @@ func TestOutboxRetry(t *testing.T) {
 			if m.ID != tc.wantMsg || m.Kind != inbound.KindDeliver || m.OutboxID != tc.id || m.Validate() != nil {
 				t.Errorf("queued %+v; want a valid deliver message %s for %s", m, tc.wantMsg, tc.id)
 			}
-			if got, _ := o.Get(ctx, tc.id); got.State != turn.OutboxPending {
+			if got, _ := o.Get(ctx, tc.id); got.State != outbox.Pending {
 				t.Errorf("item %s is %s; want pending", tc.id, got.State)
 			}
 		})
@@ -193,7 +188,7 @@ func TestOutboxRetryErrors(t *testing.T) {
 			http.StatusNotImplemented, fault.Internal, "the outbox is not configured on this gateway"},
 		{"missing item", nil, map[string]any{"id": "nope"}, http.StatusNotFound, fault.NotFound, ""},
 		{"sent item", nil, map[string]any{"id": "s1"}, http.StatusConflict, fault.Conflict, ""},
-		{"store down", func(d *Deps) { d.Outbox = &turntest.MemOutbox{Fail: fault.New(fault.Unavailable, "dynamodb is down")} },
+		{"store down", func(d *Deps) { d.Outbox = &outboxtest.MemStore{Fail: fault.New(fault.Unavailable, "dynamodb is down")} },
 			map[string]any{"id": "d1"}, http.StatusServiceUnavailable, fault.Unavailable, ""},
 		{"queue down", func(d *Deps) { d.Queue = failingQueue{} }, map[string]any{"id": "d1"},
 			http.StatusServiceUnavailable, fault.Unavailable, ""},
@@ -210,7 +205,7 @@ func TestOutboxRetryErrors(t *testing.T) {
 				t.Errorf("%d messages queued; want none", n)
 			}
 			if tc.name == "queue down" { // the item stays pending: retry again
-				if got, _ := o.Get(context.Background(), "d1"); got.State != turn.OutboxPending {
+				if got, _ := o.Get(context.Background(), "d1"); got.State != outbox.Pending {
 					t.Errorf("d1 is %s; want pending", got.State)
 				}
 			}

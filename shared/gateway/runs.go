@@ -16,10 +16,6 @@ const (
 	maxSessionRuns     = 50
 )
 
-func init() {
-	methods["sessions.runs"] = (*gateway).sessionsRuns
-}
-
 // RunBatchGetter reads many run records at once (shared/dynamo's RunStore
 // is one: one BatchGetItem for up to 100). Runs without a record are left
 // out of the answer. Deps.Runs that is not one is read a Get per run.

@@ -17,10 +17,6 @@ const (
 	maxTranscriptParts     = 50
 )
 
-func init() {
-	methods["chat.transcript"] = (*gateway).chatTranscript
-}
-
 // TranscriptParams are the params of chat.transcript.
 type TranscriptParams struct {
 	SessionKey string `json:"sessionKey,omitempty"` // default "main"

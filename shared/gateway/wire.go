@@ -395,7 +395,7 @@ type OutboxCounts struct {
 	Dead    int `json:"dead"`
 }
 
-// OutboxRow is one outbox item (turn.OutboxItem) as listed.
+// OutboxRow is one outbox item (outbox.Item) as listed.
 type OutboxRow struct {
 	ID         string `json:"id"`
 	Kind       string `json:"kind"` // a2a | subagent

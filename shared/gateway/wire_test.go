@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/zero-gateway/zero/shared/cron"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/run"
 	"github.com/zero-gateway/zero/shared/session"
@@ -92,6 +93,15 @@ var wireTypes = map[string]wireType{
 	"agent.wait":       typesOf[WaitParams, WaitResult](),
 	"agent.events":     typesOf[EventsParams, EventsResult](),
 	"config.schema":    typesOf[struct{}, ConfigSchemaResult](),
+	"outbox.list":      typesOf[OutboxListParams, OutboxListResult](),
+	"outbox.retry":     typesOf[OutboxRetryParams, OutboxRetryResult](),
+	"cron.status":      typesOf[struct{}, CronStatusResult](),
+	"cron.list":        typesOf[CronListParams, CronListResult](),
+	"cron.add":         typesOf[CronAddParams, cron.Job](),
+	"cron.update":      typesOf[CronUpdateParams, cron.Job](),
+	"cron.remove":      typesOf[CronIDParams, CronRemoveResult](),
+	"cron.run":         typesOf[CronIDParams, CronRunResult](),
+	"cron.runs":        typesOf[CronRunsParams, CronRunsResult](),
 }
 
 // wireRunID is the finished run agent.wait and agent.events read.

@@ -26,8 +26,10 @@
 // message's From when it runs the command.
 //
 // ingest is core: it knows no channel by name, imports no AWS or Lambda
-// package and no adapter; its dependencies are the small interfaces below,
-// implemented by the adapters (sqsqueue.Queue, dynamo.Store, config.Cache).
+// package, no adapter and not the turn engine (which queues through a Door
+// by its own port, turn.Door); its dependencies are the small interfaces
+// below, implemented by the adapters (sqsqueue.Queue, dynamo.Store,
+// config.Cache).
 package ingest
 
 import (
@@ -36,7 +38,7 @@ import (
 
 	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/inbound"
-	"github.com/zero-gateway/zero/shared/turn"
+	"github.com/zero-gateway/zero/shared/stopmark"
 )
 
 // Settings supplies the configuration in force (config.Cache is one).
@@ -56,7 +58,7 @@ type Queue interface {
 // replaces any earlier mark of the key, so writing the same mark twice is
 // harmless.
 type StopMarker interface {
-	MarkStop(ctx context.Context, key string, s turn.Stop) error
+	MarkStop(ctx context.Context, key string, s stopmark.Mark) error
 }
 
 // Deps is what a Door needs.
@@ -129,7 +131,7 @@ func (d *Door) Accept(ctx context.Context, r Request) (Outcome, error) {
 	mode := cfg.QueueMode(m.Channel, "")
 	stops := stopsRun(m, mode)
 	if stops && d.stops != nil {
-		mark := turn.Stop{MessageID: m.ID, At: d.now().UnixMilli(), Pending: true}
+		mark := stopmark.Mark{MessageID: m.ID, At: d.now().UnixMilli(), Pending: true}
 		if err := d.stops.MarkStop(ctx, m.SessionKey, mark); err != nil {
 			return nil, err
 		}

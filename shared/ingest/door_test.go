@@ -15,7 +15,7 @@ import (
 	"github.com/zero-gateway/zero/shared/ingest"
 	"github.com/zero-gateway/zero/shared/run"
 	"github.com/zero-gateway/zero/shared/session"
-	"github.com/zero-gateway/zero/shared/turn"
+	"github.com/zero-gateway/zero/shared/stopmark"
 )
 
 // openDoor admits everyone on telegram, as `zero dev` does by default.
@@ -51,18 +51,18 @@ func (q *recordingQueue) Enqueue(_ context.Context, m inbound.Message) error {
 // recordingStops keeps the marks by session key; err fails every MarkStop.
 type recordingStops struct {
 	mu    sync.Mutex
-	marks map[string]turn.Stop
+	marks map[string]stopmark.Mark
 	err   error
 }
 
-func (s *recordingStops) MarkStop(_ context.Context, key string, st turn.Stop) error {
+func (s *recordingStops) MarkStop(_ context.Context, key string, st stopmark.Mark) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err != nil {
 		return s.err
 	}
 	if s.marks == nil {
-		s.marks = map[string]turn.Stop{}
+		s.marks = map[string]stopmark.Mark{}
 	}
 	s.marks[key] = st
 	return nil
@@ -291,13 +291,13 @@ func TestAcceptAdmission(t *testing.T) {
 func TestAcceptStopMarks(t *testing.T) {
 	const interrupt = `{messages: {queue: {byChannel: {telegram: "interrupt"}}}, channels: {telegram: {allowFrom: ["*"]}}}`
 	const everywhere = `{messages: {queue: {mode: "interrupt"}}}`
-	privateMark := map[string]turn.Stop{"agent:main:main": {MessageID: "telegram:7000000001:815000001", At: testNow.UnixMilli(), Pending: true}}
-	apiMark := map[string]turn.Stop{"agent:main:main": {MessageID: "api:k1", At: testNow.UnixMilli(), Pending: true}}
+	privateMark := map[string]stopmark.Mark{"agent:main:main": {MessageID: "telegram:7000000001:815000001", At: testNow.UnixMilli(), Pending: true}}
+	apiMark := map[string]stopmark.Mark{"agent:main:main": {MessageID: "api:k1", At: testNow.UnixMilli(), Pending: true}}
 	tests := []struct {
 		name      string
 		config    string
 		req       ingest.Request
-		wantMarks map[string]turn.Stop
+		wantMarks map[string]stopmark.Mark
 		wantMode  string
 	}{
 		{"stop alone", openDoor, private("/stop"), privateMark, "collect"},

@@ -6,7 +6,7 @@ import (
 	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/run"
-	"github.com/zero-gateway/zero/shared/turn"
+	"github.com/zero-gateway/zero/shared/stopmark"
 )
 
 // Outcome is what the door did with a message: Queued, Refused or
@@ -96,7 +96,7 @@ func admitHint(channel string) string {
 // stopsRun reports whether m stops its session's running turn: a /stop on
 // its own, or any ordinary message when the queue mode is interrupt.
 func stopsRun(m inbound.Message, mode string) bool {
-	return m.Kind == "" && (turn.IsStop(m.Text) || mode == config.QueueInterrupt)
+	return m.Kind == "" && (stopmark.IsCommand(m.Text) || mode == config.QueueInterrupt)
 }
 
 // queued is the outcome of m's enqueue.

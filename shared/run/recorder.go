@@ -51,7 +51,7 @@ func (r *Recorder) Seq() int64 {
 }
 
 // Continue makes the next event afterSeq+1, for an attempt that resumes a
-// run an earlier attempt had begun (afterSeq from Reader.LastSeq), so its
+// run an earlier attempt had begun (afterSeq from Store.LastSeq), so its
 // events follow the stored ones instead of replacing them. Call it before
 // the first event; it never moves the numbering back.
 func (r *Recorder) Continue(afterSeq int64) {

@@ -19,7 +19,7 @@
 // (runId, seq), so writing it again replaces it and a replayed flush never
 // duplicates; Finish sets the terminal status once. A retried attempt
 // should continue the numbering after what an earlier attempt persisted
-// (Reader.LastSeq, then Recorder.Continue) rather than renumber from 1:
+// (Store.LastSeq, then Recorder.Continue) rather than renumber from 1:
 // a follower that already read seq n never reads it again, so an event
 // rewritten with other content would be lost to it.
 package run
@@ -130,8 +130,9 @@ type Event struct {
 	Data   json.RawMessage `json:"data,omitempty"`
 }
 
-// Store persists runs. Implementations: dynamo.RunStore, runtest.MemStore;
-// both pass runtest.TestStore.
+// Store persists runs: the port a run's owner writes through (the runner's
+// turn engine uses it as it is). Implementations: dynamo.RunStore,
+// runtest.MemStore; both pass runtest.TestStore.
 //
 // Writes are idempotent, so a caller retries any of them after an error
 // (fault.Retryable) or a crash:
@@ -165,6 +166,17 @@ type Store interface {
 	Finish(ctx context.Context, rec Record, events []Event) error
 	// Get returns the record of runID; an unknown run is fault.NotFound.
 	Get(ctx context.Context, runID string) (Record, error)
+	// LastSeq returns the highest Seq stored for runID, 0 when none: where
+	// a retried attempt continues its numbering (Recorder.Continue).
+	LastSeq(ctx context.Context, runID string) (int64, error)
+}
+
+// Outcome is a run's terminal record and its events not yet stored: what
+// an owner writes with Finish, or in an atomic write of its own (the
+// runner's turn commit).
+type Outcome struct {
+	Record Record
+	Events []Event
 }
 
 // Reader reads a run's events, for followers. Reads see every write that
@@ -175,9 +187,6 @@ type Reader interface {
 	// unknown run has no events (nil, no error): a follower may ask before
 	// the run starts. Fewer than limit means there are no more for now.
 	Events(ctx context.Context, runID string, afterSeq int64, limit int) ([]Event, error)
-	// LastSeq returns the highest Seq stored for runID, 0 when none: where
-	// a retried attempt continues its numbering (Recorder.Continue).
-	LastSeq(ctx context.Context, runID string) (int64, error)
 }
 
 // NewID returns the runId of the run that answers messageID: "run_" and 20

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/zero-gateway/zero/shared/awstest"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/transcript"
 	"github.com/zero-gateway/zero/shared/transcript/transcripttest"
@@ -103,7 +104,7 @@ func TestListPaginates(t *testing.T) {
 
 func TestMissingBucketIsNotNotFound(t *testing.T) {
 	ctx := context.Background()
-	b := New(testClient, "zero-missing-"+randomSuffix())
+	b := New(testClient, awstest.Name("zero-missing-"))
 	// A NotFound here would make the runner think a transcript part is
 	// absent and write a new one; a missing bucket must be a hard error.
 	if _, err := b.Get(ctx, "k"); err == nil || fault.Is(err, fault.NotFound) {

@@ -2,8 +2,6 @@ package s3store
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"os"
 	"testing"
 
@@ -12,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/zero-gateway/zero/shared/awsconfig"
+	"github.com/zero-gateway/zero/shared/awstest"
 	"github.com/zero-gateway/zero/shared/emulator"
 )
 
@@ -35,7 +34,7 @@ func TestMain(m *testing.M) {
 func freshBucket(t testing.TB) string {
 	t.Helper()
 	ctx := context.Background()
-	name := "zero-test-" + randomSuffix()
+	name := awstest.Name("zero-test-")
 	if _, err := testClient.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: &name}); err != nil {
 		t.Fatalf("create bucket %s: %v", name, err)
 	}
@@ -57,10 +56,4 @@ func freshBucket(t testing.TB) string {
 		testClient.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: &name})
 	})
 	return name
-}
-
-func randomSuffix() string {
-	b := make([]byte, 6)
-	rand.Read(b)
-	return hex.EncodeToString(b)
 }

@@ -67,8 +67,12 @@ func classify(err error, format string, args ...any) error {
 
 // Put updates the schedule (UpdateSchedule replaces every field) and
 // creates it when there is none; a create that races another is retried
-// as an update. One call when the schedule exists, two when it does not.
+// as an update. One call when the schedule exists, two when it does not;
+// none for a spec without a name, which is fault.Invalid.
 func (s *Schedules) Put(ctx context.Context, spec cron.ScheduleSpec) error {
+	if spec.Name == "" {
+		return fault.New(fault.Invalid, "schedule: a name is required")
+	}
 	err := s.update(ctx, spec)
 	if !fault.Is(err, fault.NotFound) {
 		return err

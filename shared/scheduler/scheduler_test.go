@@ -2,20 +2,22 @@ package scheduler
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
+	"fmt"
 	"os"
+	"slices"
+	"sync"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	sch "github.com/aws/aws-sdk-go-v2/service/scheduler"
 	"github.com/aws/aws-sdk-go-v2/service/scheduler/types"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/zero-gateway/zero/shared/awsconfig"
+	"github.com/zero-gateway/zero/shared/awstest"
 	"github.com/zero-gateway/zero/shared/cron"
+	"github.com/zero-gateway/zero/shared/cron/crontest"
 	"github.com/zero-gateway/zero/shared/emulator"
-	"github.com/zero-gateway/zero/shared/fault"
 )
 
 var testClient *sch.Client
@@ -27,90 +29,109 @@ func TestMain(m *testing.M) {
 	}))
 }
 
-// newGroup makes a fresh schedule group and the adapter on it.
+const (
+	targetARN = "arn:aws:lambda:us-east-1:123456789012:function:cron"
+	roleARN   = "arn:aws:iam::123456789012:role/scheduler"
+)
+
+// newGroup makes a fresh schedule group, deleted after the test, and the
+// adapter on it.
 func newGroup(t *testing.T) (*Schedules, string) {
 	t.Helper()
-	b := make([]byte, 4)
-	rand.Read(b)
-	group := "zero-test-" + hex.EncodeToString(b)
+	group := awstest.Name("zero-test-")
 	if _, err := testClient.CreateScheduleGroup(context.Background(), &sch.CreateScheduleGroupInput{Name: aws.String(group)}); err != nil {
 		t.Fatal(err)
 	}
-	return New(testClient, Config{Group: group, TargetARN: "arn:aws:lambda:us-east-1:123456789012:function:cron",
-		RoleARN: "arn:aws:iam::123456789012:role/scheduler"}), group
+	t.Cleanup(func() {
+		testClient.DeleteScheduleGroup(context.Background(), &sch.DeleteScheduleGroupInput{Name: aws.String(group)})
+	})
+	return New(testClient, Config{Group: group, TargetARN: targetARN, RoleARN: roleARN}), group
 }
 
-func get(t *testing.T, group, name string) (*sch.GetScheduleOutput, error) {
-	t.Helper()
-	out, err := testClient.GetSchedule(context.Background(), &sch.GetScheduleInput{Name: aws.String(name), GroupName: aws.String(group)})
-	return out, classify(err, "get")
+// get is the schedule name in group, GetSchedule's answer.
+func get(ctx context.Context, group, name string) (*sch.GetScheduleOutput, error) {
+	out, err := testClient.GetSchedule(ctx, &sch.GetScheduleInput{Name: aws.String(name), GroupName: aws.String(group)})
+	return out, classify(err, "get schedule %s/%s", group, name)
 }
 
-func TestSchedules(t *testing.T) {
-	ctx := context.Background()
-	start := time.Now().Add(time.Minute).UTC().Truncate(time.Minute)
-	tests := []struct {
-		name  string
-		specs []cron.ScheduleSpec // put in order
-		check func(t *testing.T, out *sch.GetScheduleOutput)
-	}{
-		{"a recurring job: created enabled, in its zone, invoking the function with the fire input",
-			[]cron.ScheduleSpec{{Name: "digest", Expression: cron.Expression{Expr: "cron(0 7 ? * MON-FRI *)", TimeZone: "Europe/Berlin"}, Enabled: true, Input: cron.FireInput("digest")}},
-			func(t *testing.T, out *sch.GetScheduleOutput) {
-				if aws.ToString(out.ScheduleExpression) != "cron(0 7 ? * MON-FRI *)" || aws.ToString(out.ScheduleExpressionTimezone) != "Europe/Berlin" ||
-					out.State != types.ScheduleStateEnabled || aws.ToString(out.Target.Input) != cron.FireInput("digest") ||
-					aws.ToString(out.Target.Arn) != "arn:aws:lambda:us-east-1:123456789012:function:cron" || aws.ToString(out.Target.RoleArn) == "" {
-					t.Errorf("schedule %+v target %+v", out, out.Target)
-				}
-			}},
-		{"a one-shot deletes itself after its fire",
-			[]cron.ScheduleSpec{{Name: "once", Expression: cron.Expression{Expr: "at(2030-01-01T07:00:00)", TimeZone: "UTC", OneShot: true}, Enabled: true, Input: "{}"}},
-			func(t *testing.T, out *sch.GetScheduleOutput) {
-				if out.ActionAfterCompletion != types.ActionAfterCompletionDelete {
-					t.Errorf("ActionAfterCompletion = %q; want DELETE", out.ActionAfterCompletion)
-				}
-			}},
-		{"a second put updates: disabled, new expression, start date",
-			[]cron.ScheduleSpec{
-				{Name: "every", Expression: cron.Expression{Expr: "rate(5 minutes)", TimeZone: "UTC"}, Enabled: true, Input: "{}"},
-				{Name: "every", Expression: cron.Expression{Expr: "rate(1 minute)", TimeZone: "UTC", Start: &start}, Enabled: false, Input: "{}"},
-			},
-			func(t *testing.T, out *sch.GetScheduleOutput) {
-				if aws.ToString(out.ScheduleExpression) != "rate(1 minute)" || out.State != types.ScheduleStateDisabled ||
-					out.StartDate == nil || !out.StartDate.Equal(start) {
-					t.Errorf("schedule %+v", out)
-				}
-			}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s, group := newGroup(t)
-			for _, spec := range tt.specs {
-				if err := s.Put(ctx, spec); err != nil {
-					t.Fatalf("put %+v: %v", spec, err)
-				}
-			}
-			out, err := get(t, group, tt.specs[0].Name)
+// TestSchedulesConformance runs the cron.Schedules suite on the emulator
+// (moto): a fresh schedule group per case, read back with GetSchedule.
+func TestSchedulesConformance(t *testing.T) {
+	crontest.TestSchedules(t, func(t *testing.T) crontest.Schedules {
+		s, group := newGroup(t)
+		return crontest.Schedules{Schedules: s, Get: func(ctx context.Context, name string) (cron.ScheduleSpec, error) {
+			out, err := get(ctx, group, name)
 			if err != nil {
-				t.Fatal(err)
+				return cron.ScheduleSpec{}, err
 			}
-			tt.check(t, out)
-		})
-	}
+			return cron.ScheduleSpec{
+				Name: aws.ToString(out.Name),
+				Expression: cron.Expression{Expr: aws.ToString(out.ScheduleExpression), TimeZone: aws.ToString(out.ScheduleExpressionTimezone),
+					Start: out.StartDate, OneShot: out.ActionAfterCompletion == types.ActionAfterCompletionDelete},
+				Enabled: out.State == types.ScheduleStateEnabled,
+				Input:   aws.ToString(out.Target.Input),
+			}, nil
+		}}
+	})
 }
 
-func TestDeleteIsIdempotent(t *testing.T) {
+// TestScheduleTarget: what the suite cannot see, the schedule's target
+// and timing: the cron function, invoked with the execution role, at the
+// exact time, retried for an hour.
+func TestScheduleTarget(t *testing.T) {
 	ctx := context.Background()
 	s, group := newGroup(t)
-	if err := s.Put(ctx, cron.ScheduleSpec{Name: "j", Expression: cron.Expression{Expr: "rate(1 hour)", TimeZone: "UTC"}, Enabled: true, Input: "{}"}); err != nil {
+	spec := cron.ScheduleSpec{Name: "digest", Expression: cron.Expression{Expr: "cron(0 7 * * ? *)", TimeZone: "UTC"}, Enabled: true, Input: cron.FireInput("digest")}
+	if err := s.Put(ctx, spec); err != nil {
 		t.Fatal(err)
 	}
-	for i := range 2 {
-		if err := s.Delete(ctx, "j"); err != nil {
-			t.Fatalf("delete %d: %v", i+1, err)
+	out, err := get(ctx, group, "digest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type target struct {
+		Arn, RoleArn, Input, Window string
+		Retries, MaxAge             int32
+	}
+	got := target{Arn: aws.ToString(out.Target.Arn), RoleArn: aws.ToString(out.Target.RoleArn), Input: aws.ToString(out.Target.Input)}
+	if out.FlexibleTimeWindow != nil {
+		got.Window = string(out.FlexibleTimeWindow.Mode)
+	}
+	if p := out.Target.RetryPolicy; p != nil {
+		got.Retries, got.MaxAge = aws.ToInt32(p.MaximumRetryAttempts), aws.ToInt32(p.MaximumEventAgeInSeconds)
+	}
+	want := target{Arn: targetARN, RoleArn: roleARN, Input: cron.FireInput("digest"), Window: "OFF", Retries: maxRetries, MaxAge: maxEventAge}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("target (-want +got):\n%s", diff)
+	}
+}
+
+// TestConcurrentPutsOfANewSchedule: puts racing to create one schedule all
+// succeed (the create that loses is retried as an update) and one of the
+// specs is the schedule.
+func TestConcurrentPutsOfANewSchedule(t *testing.T) {
+	ctx := context.Background()
+	s, group := newGroup(t)
+	inputs := make([]string, 4)
+	errs := make([]error, len(inputs))
+	var wg sync.WaitGroup
+	for i := range inputs {
+		inputs[i] = fmt.Sprintf(`{"put":%d}`, i)
+		wg.Go(func() {
+			errs[i] = s.Put(ctx, cron.ScheduleSpec{Name: "j", Expression: cron.Expression{Expr: "rate(1 hour)", TimeZone: "UTC"}, Enabled: true, Input: inputs[i]})
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("put %d: %v", i, err)
 		}
 	}
-	if _, err := get(t, group, "j"); !fault.Is(err, fault.NotFound) {
-		t.Errorf("after delete: %v; want not found", err)
+	out, err := get(ctx, group, "j")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := aws.ToString(out.Target.Input); !slices.Contains(inputs, got) {
+		t.Errorf("schedule input %q; want one of %q", got, inputs)
 	}
 }

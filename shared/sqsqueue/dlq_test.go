@@ -16,6 +16,7 @@ import (
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
+	"github.com/zero-gateway/zero/shared/awstest"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
 )
@@ -118,7 +119,7 @@ func TestDLQPeek(t *testing.T) {
 	ctx := context.Background()
 	q := newQueues(t, 30, 5)
 	d := NewDLQ(testClient, q.dlqURL)
-	run := randomSuffix()
+	run := awstest.Suffix()
 	a1, a2, b1 := message(run, "A", 1), message(run, "A", 2), message(run, "B", 1)
 	before := time.Now()
 	dlqFill(t, q, a1, a2, b1)
@@ -184,7 +185,7 @@ func TestDLQPeek(t *testing.T) {
 func TestDLQPeekAfterRedrivePolicy(t *testing.T) {
 	ctx := context.Background()
 	q := newQueues(t, 1, 2)
-	m := message(randomSuffix(), "P", 1)
+	m := message(awstest.Suffix(), "P", 1)
 	if err := New(testClient, q.url).Enqueue(ctx, m); err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +240,7 @@ func TestDLQRedrive(t *testing.T) {
 			ctx := context.Background()
 			q := newQueues(t, 30, 5)
 			d := NewDLQ(testClient, q.dlqURL)
-			run := randomSuffix()
+			run := awstest.Suffix()
 			// Interleaved, more than one receive's worth.
 			var sent []inbound.Message
 			for seq := 1; seq <= 4; seq++ {
@@ -274,7 +275,7 @@ func TestDLQRedriveLimitKeepsOrder(t *testing.T) {
 	ctx := context.Background()
 	q := newQueues(t, 30, 5)
 	d := NewDLQ(testClient, q.dlqURL)
-	run := randomSuffix()
+	run := awstest.Suffix()
 	sent := []inbound.Message{message(run, "A", 1), message(run, "A", 2), message(run, "A", 3), message(run, "B", 1)}
 	dlqFill(t, q, sent...)
 	first, err := d.Redrive(ctx, RedriveOptions{Method: RedriveResend, SourceURL: q.url, Limit: 2})
@@ -297,7 +298,7 @@ func TestDLQRedriveFailedSendKeepsTheMessages(t *testing.T) {
 	ctx := context.Background()
 	q := newQueues(t, 30, 5)
 	d := NewDLQ(testClient, q.dlqURL)
-	run := randomSuffix()
+	run := awstest.Suffix()
 	dlqFill(t, q, message(run, "A", 1), message(run, "A", 2))
 	gone := strings.TrimSuffix(q.url, ".fifo") + "-gone.fifo"
 	res, err := d.Redrive(ctx, RedriveOptions{Method: RedriveResend, TargetURL: gone})
@@ -313,7 +314,7 @@ func TestDLQRedriveFailedSendKeepsTheMessages(t *testing.T) {
 func TestDLQRedriveMoveTaskUnsupported(t *testing.T) {
 	q := newQueues(t, 30, 5)
 	d := NewDLQ(testClient, q.dlqURL)
-	dlqFill(t, q, message(randomSuffix(), "A", 1))
+	dlqFill(t, q, message(awstest.Suffix(), "A", 1))
 	res, err := d.Redrive(context.Background(), RedriveOptions{Method: RedriveMoveTask})
 	if !errors.Is(err, errNoMoveTask) || !fault.Is(err, fault.Invalid) {
 		t.Fatalf("move task on moto: %+v, %v; want errNoMoveTask, fault.Invalid", res, err)
@@ -327,7 +328,7 @@ func TestDLQRedriveTarget(t *testing.T) {
 	ctx := context.Background()
 	q := newQueues(t, 30, 5)
 	other := newQueues(t, 30, 5)
-	run := randomSuffix()
+	run := awstest.Suffix()
 	tests := []struct {
 		name      string
 		dlqURL    string

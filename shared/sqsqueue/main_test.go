@@ -2,8 +2,6 @@ package sqsqueue
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"os"
 	"strconv"
@@ -14,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/zero-gateway/zero/shared/awsconfig"
+	"github.com/zero-gateway/zero/shared/awstest"
 	"github.com/zero-gateway/zero/shared/emulator"
 )
 
@@ -42,7 +41,7 @@ type testQueue struct {
 func newQueues(t *testing.T, visibility, maxReceive int) testQueue {
 	t.Helper()
 	ctx := context.Background()
-	base := "zero-test-" + randomSuffix()
+	base := awstest.Name("zero-test-")
 	create := func(name string, attrs map[string]string) (url, arn string) {
 		attrs["FifoQueue"] = "true"
 		attrs["ContentBasedDeduplication"] = "false"
@@ -68,10 +67,4 @@ func newQueues(t *testing.T, visibility, maxReceive int) testQueue {
 		"RedrivePolicy":     string(redrive),
 	})
 	return q
-}
-
-func randomSuffix() string {
-	b := make([]byte, 6)
-	rand.Read(b)
-	return hex.EncodeToString(b)
 }

@@ -17,8 +17,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/zero-gateway/zero/shared/awstest"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
+	"github.com/zero-gateway/zero/shared/ingest/ingesttest"
 )
 
 // Tests against real queues on the emulator: Queue.Enqueue in, the poll
@@ -102,7 +104,7 @@ func TestManySessionsInOrderExactlyOnce(t *testing.T) {
 	ctx := context.Background()
 	q := newQueues(t, 30, 5) // no failures expected: a long visibility timeout
 	queue := New(testClient, q.url)
-	run := randomSuffix()
+	run := awstest.Suffix()
 	var sent []inbound.Message
 	for seq := 1; seq <= 5; seq++ { // interleaved: s00#1, s01#1, ..., s19#1, s00#2, ...
 		for s := range 20 {
@@ -120,23 +122,45 @@ func TestManySessionsInOrderExactlyOnce(t *testing.T) {
 	t.Logf("%d messages in %d batches over 3 pollers", len(sent), len(batches))
 }
 
-func TestDuplicateEnqueueDeliveredOnce(t *testing.T) {
+// TestWorkQueue runs the work queue's conformance suite on a fresh FIFO
+// queue per case on the emulator (moto).
+func TestWorkQueue(t *testing.T) {
+	ingesttest.TestQueue(t, func(t *testing.T) ingesttest.Queue {
+		q := newQueues(t, 30, 5)
+		return ingesttest.Queue{Queue: New(testClient, q.url), Receive: func(t *testing.T, n int) []ingesttest.Delivery {
+			return receive(t, q, n)
+		}}
+	})
+}
+
+// receive takes n messages off q (receiving and deleting, 10 at a time,
+// as the event source mapping does), in the order SQS hands them out,
+// each with the message group it came on.
+func receive(t *testing.T, q testQueue, n int) []ingesttest.Delivery {
+	t.Helper()
 	ctx := context.Background()
-	q := newQueues(t, 30, 5)
-	queue := New(testClient, q.url)
-	run := randomSuffix()
-	first, next := message(run, "dup", 1), message(run, "dup", 2)
-	for _, m := range []inbound.Message{first, first, next} { // a webhook retry of first
-		if err := queue.Enqueue(ctx, m); err != nil {
-			t.Fatalf("Enqueue %s: %v", m.ID, err)
+	var got []ingesttest.Delivery
+	awstest.WaitFor(t, fmt.Sprintf("%d messages received", n), 20*time.Second, func() bool {
+		out, err := testClient.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{
+			QueueUrl: &q.url, MaxNumberOfMessages: int32(min(10, n-len(got))),
+			MessageSystemAttributeNames: []types.MessageSystemAttributeName{types.MessageSystemAttributeNameMessageGroupId},
+		})
+		if err != nil {
+			t.Fatalf("ReceiveMessage: %v", err)
 		}
-	}
-	rec := newRecorder(nil)
-	// next follows first in the same group: once next is handled, a
-	// duplicate of first would already have been delivered.
-	pollUntil(t, q, 1, 30*time.Second, rec.handle, func() bool { return rec.handled(next.ID) > 0 })
-	rec.check(t, []inbound.Message{first, next})
-	assertDrained(t, q)
+		for _, r := range out.Messages {
+			m, err := inbound.Decode([]byte(aws.ToString(r.Body)))
+			if err != nil {
+				t.Fatalf("decode %s: %v", aws.ToString(r.Body), err)
+			}
+			got = append(got, ingesttest.Delivery{Group: r.Attributes[string(types.MessageSystemAttributeNameMessageGroupId)], Message: m})
+			if _, err := testClient.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: &q.url, ReceiptHandle: r.ReceiptHandle}); err != nil {
+				t.Fatalf("DeleteMessage: %v", err)
+			}
+		}
+		return len(got) >= n
+	})
+	return got
 }
 
 func TestMidBatchFailureRedeliversTheRest(t *testing.T) {
@@ -144,7 +168,7 @@ func TestMidBatchFailureRedeliversTheRest(t *testing.T) {
 	captureLog(t) // the failure warning is expected
 	q := newQueues(t, 1, 5)
 	queue := New(testClient, q.url)
-	run := randomSuffix()
+	run := awstest.Suffix()
 	var sent []inbound.Message
 	enqueue := func(seq int) {
 		for _, s := range []string{"A", "B", "C"} {
@@ -197,7 +221,7 @@ func TestPoisonGoesToDLQ(t *testing.T) {
 	captureLog(t) // the poison warnings are expected
 	q := newQueues(t, 1, 2)
 	queue := New(testClient, q.url)
-	run := randomSuffix()
+	run := awstest.Suffix()
 	poison, after := message(run, "P", 1), message(run, "P", 2)
 	if err := queue.Enqueue(ctx, poison); err != nil {
 		t.Fatalf("Enqueue: %v", err)
@@ -256,13 +280,13 @@ func TestEnqueueValidates(t *testing.T) {
 	ctx := context.Background()
 	q := newQueues(t, 30, 5)
 	queue := New(testClient, q.url)
-	m := message(randomSuffix(), "v", 1)
+	m := message(awstest.Suffix(), "v", 1)
 	m.To = ""
 	counter.Reset()
 	if err := queue.Enqueue(ctx, m); !fault.Is(err, fault.Invalid) {
 		t.Errorf("Enqueue without to = %v; want fault.Invalid", err)
 	}
-	m = message(randomSuffix(), "v", 1)
+	m = message(awstest.Suffix(), "v", 1)
 	m.Text = strings.Repeat("x", MaxBodyBytes)
 	if err := queue.Enqueue(ctx, m); !fault.Is(err, fault.Invalid) {
 		t.Errorf("Enqueue of a >1 MiB body = %v; want fault.Invalid", err)
@@ -271,7 +295,7 @@ func TestEnqueueValidates(t *testing.T) {
 		t.Errorf("invalid messages reached SQS: %s", counter)
 	}
 	missing := New(testClient, strings.Replace(q.url, "zero-test-", "zero-missing-", 1))
-	if err := missing.Enqueue(ctx, message(randomSuffix(), "v", 1)); err == nil || fault.Is(err, fault.Invalid) {
+	if err := missing.Enqueue(ctx, message(awstest.Suffix(), "v", 1)); err == nil || fault.Is(err, fault.Invalid) {
 		t.Errorf("Enqueue to a missing queue = %v; want a non-Invalid error", err)
 	}
 }
@@ -280,7 +304,7 @@ func TestEnqueueRoundTripsOddText(t *testing.T) {
 	ctx := context.Background()
 	q := newQueues(t, 30, 5)
 	queue := New(testClient, q.url)
-	m := message(randomSuffix(), "odd", 1)
+	m := message(awstest.Suffix(), "odd", 1)
 	m.Text = "<b>&</b> \x00\x1f \ufffe\uffff \u2028 😀 " + strings.Repeat("é", 300_000) // ~600 KB, near the 1 MiB limit in bytes
 	counter.Reset()
 	if err := queue.Enqueue(ctx, m); err != nil {
@@ -305,7 +329,7 @@ func TestEnqueueRoundTripsOddText(t *testing.T) {
 func BenchmarkEnqueue(b *testing.B) {
 	ctx := context.Background()
 	out, err := testClient.CreateQueue(ctx, &sqs.CreateQueueInput{
-		QueueName:  aws.String("zero-bench-" + randomSuffix() + ".fifo"),
+		QueueName:  aws.String(awstest.Name("zero-bench-") + ".fifo"),
 		Attributes: map[string]string{"FifoQueue": "true"},
 	})
 	if err != nil {
@@ -313,7 +337,7 @@ func BenchmarkEnqueue(b *testing.B) {
 	}
 	b.Cleanup(func() { testClient.DeleteQueue(context.Background(), &sqs.DeleteQueueInput{QueueUrl: out.QueueUrl}) })
 	queue := New(testClient, *out.QueueUrl)
-	run := randomSuffix()
+	run := awstest.Suffix()
 	counter.Reset()
 	for i := 0; b.Loop(); i++ {
 		if err := queue.Enqueue(ctx, message(run, fmt.Sprint("s", i%20), i)); err != nil {
@@ -331,7 +355,7 @@ func TestRetryBackoffIsWhatTheNextReceiveSees(t *testing.T) {
 	captureLog(t) // the failure warnings are expected
 	q := newQueues(t, 30, 5)
 	queue := New(testClient, q.url)
-	m := message(randomSuffix(), "R", 1)
+	m := message(awstest.Suffix(), "R", 1)
 	if err := queue.Enqueue(ctx, m); err != nil {
 		t.Fatalf("Enqueue: %v", err)
 	}

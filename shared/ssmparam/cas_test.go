@@ -9,61 +9,71 @@ import (
 	"github.com/aws/smithy-go/middleware"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/zero-gateway/zero/shared/config/configtest"
 	"github.com/zero-gateway/zero/shared/fault"
 )
 
-// racingClient is testClient, except that just before its first
-// PutParameter another writer puts value to name.
-func racingClient(t *testing.T, name, value string) *ssm.Client {
-	var once sync.Once
-	race := middleware.InitializeMiddlewareFunc("race", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+// hookedClient is testClient, except that just before its next
+// PutParameter it runs the hook armed by the returned function (once).
+func hookedClient() (*ssm.Client, func(hook func())) {
+	var mu sync.Mutex
+	var armed func()
+	hook := middleware.InitializeMiddlewareFunc("beforeWrite", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
 		if _, ok := in.Parameters.(*ssm.PutParameterInput); ok {
-			once.Do(func() { putRaw(t, name, value) })
+			mu.Lock()
+			h := armed
+			armed = nil
+			mu.Unlock()
+			if h != nil {
+				h()
+			}
 		}
 		return next.HandleInitialize(ctx, in)
 	})
-	return ssm.New(testClient.Options(), func(o *ssm.Options) {
-		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error { return s.Initialize.Add(race, middleware.Before) })
+	client := ssm.New(testClient.Options(), func(o *ssm.Options) {
+		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error { return s.Initialize.Add(hook, middleware.Before) })
+	})
+	return client, func(h func()) { mu.Lock(); armed = h; mu.Unlock() }
+}
+
+// TestDocumentStore runs the config.DocumentStore conformance suite on the
+// emulator (moto): a fresh parameter per case, the other writer through
+// a client of its own.
+func TestDocumentStore(t *testing.T) {
+	configtest.TestDocumentStore(t, func(t *testing.T) configtest.Doc {
+		name := freshName(t)
+		client, beforeWrite := hookedClient()
+		return configtest.Doc{Store: New(client, name), Other: New(testClient, name), BeforeWrite: beforeWrite}
 	})
 }
 
-func TestPutIfVersion(t *testing.T) {
+// TestPutIfVersionRefusals: what only this adapter's versions can get
+// wrong (the suite covers the rest).
+func TestPutIfVersionRefusals(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name      string
-		initial   string // "" : no parameter
-		version   func(current string) string
-		race      string // another writer's value just before our put
+		initial   string // "": no parameter
+		version   string
 		wantCode  fault.Code
+		wantCalls string // the AWS calls PutIfVersion makes
 		wantValue string
 	}{
-		{name: "create when missing", version: func(string) string { return "" }, wantValue: "new"},
-		{name: "create when it exists", initial: "old", version: func(string) string { return "" }, wantCode: fault.Conflict, wantValue: "old"},
-		{name: "replace at the current version", initial: "old", version: func(v string) string { return v }, wantValue: "new"},
-		{name: "stale version changes nothing", initial: "old", version: func(string) string { return "0" }, wantCode: fault.Conflict, wantValue: "old"},
-		{name: "not a version", initial: "old", version: func(string) string { return "x" }, wantCode: fault.Invalid, wantValue: "old"},
-		{name: "deleted since", version: func(string) string { return "3" }, wantCode: fault.Conflict},
-		{name: "a write between check and put wins", initial: "old", version: func(v string) string { return v }, race: "theirs",
-			wantCode: fault.Conflict, wantValue: "theirs"},
+		{name: "not a version number", initial: "old", version: "x", wantCode: fault.Invalid, wantValue: "old"},
+		{name: "deleted since the read", version: "3", wantCode: fault.Conflict, wantCalls: "SSM.GetParameter=1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			name := freshName(t)
-			var current string
 			if tc.initial != "" {
 				putRaw(t, name, tc.initial)
-				_, v, err := New(testClient, name).Fetch(ctx)
-				if err != nil {
-					t.Fatal(err)
-				}
-				current = v
 			}
-			client := testClient
-			if tc.race != "" {
-				client = racingClient(t, name, tc.race)
-			}
-			_, err := New(client, name).PutIfVersion(ctx, []byte("new"), tc.version(current))
-			if got := fault.CodeOf(err); err != nil && got != tc.wantCode || err == nil && tc.wantCode != "" {
+			counter.Reset()
+			_, err := New(testClient, name).PutIfVersion(ctx, []byte("new"), tc.version)
+			if got := fault.CodeOf(err); got != tc.wantCode {
 				t.Fatalf("PutIfVersion error = %v (code %q), want code %q", err, got, tc.wantCode)
+			}
+			if diff := cmp.Diff(tc.wantCalls, counter.String()); diff != "" {
+				t.Errorf("AWS calls (-want +got):\n%s", diff)
 			}
 			data, _, err := New(testClient, name).Fetch(ctx)
 			if fault.Is(err, fault.NotFound) {

@@ -2,8 +2,6 @@ package ssmparam
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"os"
 	"testing"
 
@@ -11,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
 	"github.com/zero-gateway/zero/shared/awsconfig"
+	"github.com/zero-gateway/zero/shared/awstest"
 	"github.com/zero-gateway/zero/shared/emulator"
 )
 
@@ -31,9 +30,7 @@ func TestMain(m *testing.M) {
 // template's "/zero/<stack>/config"; the parameter is deleted after the test.
 func freshName(t *testing.T) string {
 	t.Helper()
-	b := make([]byte, 6)
-	rand.Read(b)
-	name := "/zero/test-" + hex.EncodeToString(b) + "/config"
+	name := "/zero/" + awstest.Name("test-") + "/config"
 	t.Cleanup(func() {
 		testClient.DeleteParameter(context.Background(), &ssm.DeleteParameterInput{Name: &name})
 	})

@@ -2,8 +2,6 @@ package ssmparam
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"log/slog"
 	"strings"
@@ -14,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 	"github.com/aws/aws-sdk-go-v2/service/ssm/types"
 
+	"github.com/zero-gateway/zero/shared/awstest"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/secret"
 )
@@ -27,9 +26,7 @@ var (
 // deleted after the test.
 func freshStack(t *testing.T) string {
 	t.Helper()
-	b := make([]byte, 6)
-	rand.Read(b)
-	stack := "test-" + hex.EncodeToString(b)
+	stack := awstest.Name("test-")
 	t.Cleanup(func() {
 		for _, s := range secret.All() {
 			testClient.DeleteParameter(context.Background(), &ssm.DeleteParameterInput{Name: aws.String(secret.Parameter(stack, s.Name))})

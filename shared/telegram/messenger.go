@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/zero-gateway/zero/shared/chataction"
 	"github.com/zero-gateway/zero/shared/fault"
-	"github.com/zero-gateway/zero/shared/turn"
 )
 
 // Supports reports the message tool actions the Bot API offers here:
@@ -18,7 +18,7 @@ import (
 // the Discord kind.
 func (c *Client) Supports(action string) bool {
 	switch action {
-	case turn.ActionSend, turn.ActionReact, turn.ActionEdit, turn.ActionDelete, turn.ActionPin, turn.ActionUnpin, turn.ActionPoll:
+	case chataction.Send, chataction.React, chataction.Edit, chataction.Delete, chataction.Pin, chataction.Unpin, chataction.Poll:
 		return true
 	}
 	return false
@@ -31,34 +31,34 @@ func (c *Client) Supports(action string) bool {
 // longer than one message becomes several, replyTo on the first.
 // Errors are classified as call's; an action Supports lacks is
 // fault.Invalid.
-func (c *Client) Do(ctx context.Context, a turn.MessageAction) (turn.MessageResult, error) {
+func (c *Client) Do(ctx context.Context, a chataction.Action) (chataction.Result, error) {
 	base, err := sendParams(a.To)
 	if err != nil {
-		return turn.MessageResult{}, err
+		return chataction.Result{}, err
 	}
 	target := messageTarget{ChatID: base.ChatID}
-	if a.Action != turn.ActionSend && a.Action != turn.ActionPoll && a.MessageID != "" {
+	if a.Action != chataction.Send && a.Action != chataction.Poll && a.MessageID != "" {
 		if target.MessageID, err = messageID(a.MessageID); err != nil {
-			return turn.MessageResult{}, err
+			return chataction.Result{}, err
 		}
 	}
 	switch a.Action {
-	case turn.ActionSend:
+	case chataction.Send:
 		return c.sendText(ctx, base, a)
-	case turn.ActionPoll:
+	case chataction.Poll:
 		return c.sendPoll(ctx, base, a)
-	case turn.ActionEdit:
+	case chataction.Edit:
 		return c.editText(ctx, target, a.Text)
-	case turn.ActionReact:
+	case chataction.React:
 		return c.react(ctx, target, a.Emoji, a.Remove)
-	case turn.ActionDelete:
+	case chataction.Delete:
 		return c.simple(ctx, "deleteMessage", target, target.MessageID, "deleted message %d")
-	case turn.ActionPin:
+	case chataction.Pin:
 		return c.simple(ctx, "pinChatMessage", pinParams{target, a.Silent}, target.MessageID, "pinned message %d")
-	case turn.ActionUnpin:
+	case chataction.Unpin:
 		return c.simple(ctx, "unpinChatMessage", target, target.MessageID, "unpinned message %d")
 	}
-	return turn.MessageResult{}, fault.New(fault.Invalid, "telegram has no message action %q", a.Action)
+	return chataction.Result{}, fault.New(fault.Invalid, "telegram has no message action %q", a.Action)
 }
 
 // messageTarget names one message of a chat.
@@ -98,16 +98,16 @@ type replyParameters struct {
 }
 
 // sendText sends a.Text as one or more messages.
-func (c *Client) sendText(ctx context.Context, base sendMessageParams, a turn.MessageAction) (turn.MessageResult, error) {
+func (c *Client) sendText(ctx context.Context, base sendMessageParams, a chataction.Action) (chataction.Result, error) {
 	params := toolSendParams{sendMessageParams: base, DisableNotification: a.Silent}
 	if a.ReplyTo != "" {
 		id, err := messageID(a.ReplyTo)
 		if err != nil {
-			return turn.MessageResult{}, err
+			return chataction.Result{}, err
 		}
 		params.ReplyParameters = &replyParameters{MessageID: id}
 	}
-	var res turn.MessageResult
+	var res chataction.Result
 	pieces := c.Render(a.Text)
 	for i, piece := range pieces {
 		params.Text = piece
@@ -145,10 +145,10 @@ func decodeMessage(method string, resp *apiResponse) (int64, error) {
 }
 
 // editText replaces a message's text; it must fit one message.
-func (c *Client) editText(ctx context.Context, target messageTarget, text string) (turn.MessageResult, error) {
+func (c *Client) editText(ctx context.Context, target messageTarget, text string) (chataction.Result, error) {
 	pieces := c.Render(text)
 	if len(pieces) != 1 {
-		return turn.MessageResult{}, fault.New(fault.Invalid, "telegram edit: the text must fit one message (%d characters)", maxMessageLength)
+		return chataction.Result{}, fault.New(fault.Invalid, "telegram edit: the text must fit one message (%d characters)", maxMessageLength)
 	}
 	params := struct {
 		messageTarget
@@ -157,10 +157,10 @@ func (c *Client) editText(ctx context.Context, target messageTarget, text string
 	}{target, pieces[0], "HTML"}
 	resp, err := c.call(ctx, "editMessageText", params)
 	if err != nil && !notModified(resp) {
-		return turn.MessageResult{}, err
+		return chataction.Result{}, err
 	}
 	id := strconv.FormatInt(target.MessageID, 10)
-	return turn.MessageResult{Did: "edited message " + id, MessageIDs: []string{id}}, nil
+	return chataction.Result{Did: "edited message " + id, MessageIDs: []string{id}}, nil
 }
 
 // notModified reports Telegram's answer to an edit that changes nothing
@@ -170,7 +170,7 @@ func notModified(r *apiResponse) bool {
 }
 
 // react sets (or, with remove, clears) the bot's reaction on a message.
-func (c *Client) react(ctx context.Context, target messageTarget, emoji string, remove bool) (turn.MessageResult, error) {
+func (c *Client) react(ctx context.Context, target messageTarget, emoji string, remove bool) (chataction.Result, error) {
 	type reaction struct {
 		Type  string `json:"type"`
 		Emoji string `json:"emoji"`
@@ -188,15 +188,15 @@ func (c *Client) react(ctx context.Context, target messageTarget, emoji string, 
 
 // simple calls a method whose answer is only true, on message id; did
 // names it (%d) in the report.
-func (c *Client) simple(ctx context.Context, method string, params any, id int64, did string) (turn.MessageResult, error) {
+func (c *Client) simple(ctx context.Context, method string, params any, id int64, did string) (chataction.Result, error) {
 	if _, err := c.call(ctx, method, params); err != nil {
-		return turn.MessageResult{}, err
+		return chataction.Result{}, err
 	}
-	return turn.MessageResult{Did: fmt.Sprintf(did, id), MessageIDs: []string{strconv.FormatInt(id, 10)}}, nil
+	return chataction.Result{Did: fmt.Sprintf(did, id), MessageIDs: []string{strconv.FormatInt(id, 10)}}, nil
 }
 
 // sendPoll sends a poll to the chat (and topic).
-func (c *Client) sendPoll(ctx context.Context, base sendMessageParams, a turn.MessageAction) (turn.MessageResult, error) {
+func (c *Client) sendPoll(ctx context.Context, base sendMessageParams, a chataction.Action) (chataction.Result, error) {
 	type option struct {
 		Text string `json:"text"`
 	}
@@ -213,12 +213,12 @@ func (c *Client) sendPoll(ctx context.Context, base sendMessageParams, a turn.Me
 	}
 	resp, err := c.call(ctx, "sendPoll", params)
 	if err != nil {
-		return turn.MessageResult{}, err
+		return chataction.Result{}, err
 	}
 	id, err := decodeMessage("sendPoll", resp)
 	if err != nil {
-		return turn.MessageResult{}, err
+		return chataction.Result{}, err
 	}
 	s := strconv.FormatInt(id, 10)
-	return turn.MessageResult{Did: fmt.Sprintf("sent a poll with %d options as message %s", len(a.Options), s), MessageIDs: []string{s}}, nil
+	return chataction.Result{Did: fmt.Sprintf("sent a poll with %d options as message %s", len(a.Options), s), MessageIDs: []string{s}}, nil
 }

@@ -8,12 +8,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/zero-gateway/zero/shared/chataction"
 	"github.com/zero-gateway/zero/shared/session"
-	"github.com/zero-gateway/zero/shared/turn"
 )
-
-// The client is the runner's messenger for Telegram.
-var _ turn.Messenger = (*Client)(nil)
 
 // wantCall is a Bot API request a test expects: the method and its JSON body.
 type wantCall struct {
@@ -54,66 +51,66 @@ func TestMessengerActions(t *testing.T) {
 	topic := session.DeliveryContext{Channel: Channel, To: "-100123", ThreadID: "7"}
 	tests := []struct {
 		name    string
-		act     turn.MessageAction
+		act     chataction.Action
 		replies []string
 		want    []wantCall
-		result  turn.MessageResult
+		result  chataction.Result
 		wantErr string
 	}{
 		{name: "send with reply, topic and silent",
-			act:     turn.MessageAction{Action: turn.ActionSend, To: topic, Text: "**hi** <there>", ReplyTo: "55", Silent: true},
+			act:     chataction.Action{Action: chataction.Send, To: topic, Text: "**hi** <there>", ReplyTo: "55", Silent: true},
 			replies: []string{`200 {"ok":true,"result":{"message_id":901}}`},
 			want: []wantCall{{"sendMessage", `{"chat_id":-100123,"message_thread_id":7,"text":"<b>hi</b> &lt;there&gt;","parse_mode":"HTML",` +
 				`"reply_parameters":{"message_id":55},"disable_notification":true}`}},
-			result: turn.MessageResult{Did: "sent 1 message(s) to chat -100123", MessageIDs: []string{"901"}}},
+			result: chataction.Result{Did: "sent 1 message(s) to chat -100123", MessageIDs: []string{"901"}}},
 		{name: "send falls back to plain text",
-			act: turn.MessageAction{Action: turn.ActionSend, To: chat, Text: "a `b`"},
+			act: chataction.Action{Action: chataction.Send, To: chat, Text: "a `b`"},
 			replies: []string{`400 {"ok":false,"error_code":400,"description":"Bad Request: can't parse entities: x"}`,
 				`200 {"ok":true,"result":{"message_id":902}}`},
 			want: []wantCall{{"sendMessage", `{"chat_id":-100123,"text":"a <code>b</code>","parse_mode":"HTML"}`},
 				{"sendMessage", `{"chat_id":-100123,"text":"a b"}`}},
-			result: turn.MessageResult{Did: "sent 1 message(s) to chat -100123", MessageIDs: []string{"902"}}},
-		{name: "react", act: turn.MessageAction{Action: turn.ActionReact, To: chat, MessageID: "55", Emoji: "👍"},
+			result: chataction.Result{Did: "sent 1 message(s) to chat -100123", MessageIDs: []string{"902"}}},
+		{name: "react", act: chataction.Action{Action: chataction.React, To: chat, MessageID: "55", Emoji: "👍"},
 			replies: []string{`200 {"ok":true,"result":true}`},
 			want:    []wantCall{{"setMessageReaction", `{"chat_id":-100123,"message_id":55,"reaction":[{"type":"emoji","emoji":"👍"}]}`}},
-			result:  turn.MessageResult{Did: "reacted 👍 to message 55", MessageIDs: []string{"55"}}},
-		{name: "remove reaction", act: turn.MessageAction{Action: turn.ActionReact, To: chat, MessageID: "55", Remove: true},
+			result:  chataction.Result{Did: "reacted 👍 to message 55", MessageIDs: []string{"55"}}},
+		{name: "remove reaction", act: chataction.Action{Action: chataction.React, To: chat, MessageID: "55", Remove: true},
 			replies: []string{`200 {"ok":true,"result":true}`},
 			want:    []wantCall{{"setMessageReaction", `{"chat_id":-100123,"message_id":55,"reaction":[]}`}},
-			result:  turn.MessageResult{Did: "removed the reaction from message 55", MessageIDs: []string{"55"}}},
-		{name: "edit", act: turn.MessageAction{Action: turn.ActionEdit, To: chat, MessageID: "55", Text: "new"},
+			result:  chataction.Result{Did: "removed the reaction from message 55", MessageIDs: []string{"55"}}},
+		{name: "edit", act: chataction.Action{Action: chataction.Edit, To: chat, MessageID: "55", Text: "new"},
 			replies: []string{`200 {"ok":true,"result":{"message_id":55}}`},
 			want:    []wantCall{{"editMessageText", `{"chat_id":-100123,"message_id":55,"text":"new","parse_mode":"HTML"}`}},
-			result:  turn.MessageResult{Did: "edited message 55", MessageIDs: []string{"55"}}},
-		{name: "edit that changes nothing is done", act: turn.MessageAction{Action: turn.ActionEdit, To: chat, MessageID: "55", Text: "new"},
+			result:  chataction.Result{Did: "edited message 55", MessageIDs: []string{"55"}}},
+		{name: "edit that changes nothing is done", act: chataction.Action{Action: chataction.Edit, To: chat, MessageID: "55", Text: "new"},
 			replies: []string{`400 {"ok":false,"error_code":400,"description":"Bad Request: message is not modified"}`},
 			want:    []wantCall{{"editMessageText", `{"chat_id":-100123,"message_id":55,"text":"new","parse_mode":"HTML"}`}},
-			result:  turn.MessageResult{Did: "edited message 55", MessageIDs: []string{"55"}}},
-		{name: "delete", act: turn.MessageAction{Action: turn.ActionDelete, To: chat, MessageID: "55"},
+			result:  chataction.Result{Did: "edited message 55", MessageIDs: []string{"55"}}},
+		{name: "delete", act: chataction.Action{Action: chataction.Delete, To: chat, MessageID: "55"},
 			replies: []string{`200 {"ok":true,"result":true}`},
 			want:    []wantCall{{"deleteMessage", `{"chat_id":-100123,"message_id":55}`}},
-			result:  turn.MessageResult{Did: "deleted message 55", MessageIDs: []string{"55"}}},
-		{name: "pin silently", act: turn.MessageAction{Action: turn.ActionPin, To: chat, MessageID: "55", Silent: true},
+			result:  chataction.Result{Did: "deleted message 55", MessageIDs: []string{"55"}}},
+		{name: "pin silently", act: chataction.Action{Action: chataction.Pin, To: chat, MessageID: "55", Silent: true},
 			replies: []string{`200 {"ok":true,"result":true}`},
 			want:    []wantCall{{"pinChatMessage", `{"chat_id":-100123,"message_id":55,"disable_notification":true}`}},
-			result:  turn.MessageResult{Did: "pinned message 55", MessageIDs: []string{"55"}}},
-		{name: "unpin", act: turn.MessageAction{Action: turn.ActionUnpin, To: chat, MessageID: "55"},
+			result:  chataction.Result{Did: "pinned message 55", MessageIDs: []string{"55"}}},
+		{name: "unpin", act: chataction.Action{Action: chataction.Unpin, To: chat, MessageID: "55"},
 			replies: []string{`200 {"ok":true,"result":true}`},
 			want:    []wantCall{{"unpinChatMessage", `{"chat_id":-100123,"message_id":55}`}},
-			result:  turn.MessageResult{Did: "unpinned message 55", MessageIDs: []string{"55"}}},
+			result:  chataction.Result{Did: "unpinned message 55", MessageIDs: []string{"55"}}},
 		{name: "poll in a topic",
-			act:     turn.MessageAction{Action: turn.ActionPoll, To: topic, Question: "Lunch?", Options: []string{"pizza", " sushi "}, Multiple: true},
+			act:     chataction.Action{Action: chataction.Poll, To: topic, Question: "Lunch?", Options: []string{"pizza", " sushi "}, Multiple: true},
 			replies: []string{`200 {"ok":true,"result":{"message_id":903,"poll":{"id":"1"}}}`},
 			want: []wantCall{{"sendPoll", `{"chat_id":-100123,"message_thread_id":7,"question":"Lunch?",` +
 				`"options":[{"text":"pizza"},{"text":"sushi"}],"allows_multiple_answers":true}`}},
-			result: turn.MessageResult{Did: "sent a poll with 2 options as message 903", MessageIDs: []string{"903"}}},
-		{name: "bad message id", act: turn.MessageAction{Action: turn.ActionDelete, To: chat, MessageID: "abc"},
+			result: chataction.Result{Did: "sent a poll with 2 options as message 903", MessageIDs: []string{"903"}}},
+		{name: "bad message id", act: chataction.Action{Action: chataction.Delete, To: chat, MessageID: "abc"},
 			wantErr: "not a positive number"},
-		{name: "message gone", act: turn.MessageAction{Action: turn.ActionDelete, To: chat, MessageID: "55"},
+		{name: "message gone", act: chataction.Action{Action: chataction.Delete, To: chat, MessageID: "55"},
 			replies: []string{`400 {"ok":false,"error_code":400,"description":"Bad Request: message to delete not found"}`},
 			want:    []wantCall{{"deleteMessage", `{"chat_id":-100123,"message_id":55}`}},
 			wantErr: "message to delete not found"},
-		{name: "no such action here", act: turn.MessageAction{Action: turn.ActionListPins, To: chat}, wantErr: "no message action"},
+		{name: "no such action here", act: chataction.Action{Action: chataction.ListPins, To: chat}, wantErr: "no message action"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -141,7 +138,7 @@ func TestMessengerActions(t *testing.T) {
 func TestMessengerSupports(t *testing.T) {
 	c := NewClient("", "", nil)
 	var got []string
-	for _, a := range turn.MessageActions {
+	for _, a := range chataction.All {
 		if c.Supports(a) {
 			got = append(got, a)
 		}

@@ -1,6 +1,6 @@
 // Package tool is the agent's tool surface as configuration sees it: the
-// inventory of tool names, their group:* shortcuts and profiles, and the
-// policy that decides which tools a run may be offered (tools.*,
+// inventory of tool names, their group:* shortcuts and profiles (all read
+// from the built-in registry, shared/tools/builtin), and the policy that decides which tools a run may be offered (tools.*,
 // agents.defaults.tools, agents.list[].tools, byProvider, sub-agents,
 // sandbox). It is core: no AWS or provider import.
 //
@@ -12,61 +12,61 @@ import (
 	"strings"
 
 	"github.com/zero-gateway/zero/shared/config"
+	"github.com/zero-gateway/zero/shared/tools"
+	"github.com/zero-gateway/zero/shared/tools/builtin"
 )
 
-// inventory is every built-in tool the tools pages name, whether ZERO
-// implements it yet or not (see Provided), sorted.
-var inventory = []string{
-	"agents_list",
-	"apply_patch",
-	"bash",
-	"browser",
-	"canvas",
-	"cron",
-	"edit",
-	"exec",
-	"gateway",
-	"image",
-	"memory_get",
-	"memory_search",
-	"message",
-	"nodes",
-	"process",
-	"read",
-	"session_status",
-	"sessions_history",
-	"sessions_list",
-	"sessions_send",
-	"sessions_spawn",
-	"web_fetch",
-	"web_search",
-	"write",
-}
+// registry is the list of built-in tools (shared/tools/builtin) the
+// policy reads: names, groups, profiles, what is provided and what is
+// enabled. Only its entries' metadata is read here, never a constructor,
+// so it is built without backends.
+var registry = builtin.Registry(builtin.Deps{})
+
+// inventory is every built-in tool of the registry, whether ZERO
+// provides it or not (see Provided), sorted.
+var inventory = inventoryOf(registry)
 
 // groupZero is every built-in tool; plugin tools are not in the inventory.
 const groupZero = "group:zero"
 
-// groups are the group:* shortcuts, members in the order the seed lists
-// them. group:zero is the inventory, filled in by Group.
-var groups = map[string][]string{
-	"group:runtime":    {"exec", "bash", "process"},
-	"group:fs":         {"read", "write", "edit", "apply_patch"},
-	"group:sessions":   {"sessions_list", "sessions_history", "sessions_send", "sessions_spawn", "session_status"},
-	"group:memory":     {"memory_search", "memory_get"},
-	"group:web":        {"web_search", "web_fetch"},
-	"group:ui":         {"browser", "canvas"},
-	"group:automation": {"cron", "gateway"},
-	"group:messaging":  {"message"},
-	"group:nodes":      {"nodes"},
-	groupZero:          nil,
+// groups are the group:* shortcuts, members in registry order (the order
+// a run is offered them). group:zero is the inventory, filled in by Group.
+var groups = groupsOf(registry)
+
+// profiles are the base allowlists of tools.profile, as tool names. full
+// is absent: it restricts nothing.
+var profiles = profilesOf(registry)
+
+// inventoryOf is every name of r, sorted.
+func inventoryOf(r tools.Registry) []string {
+	var names []string
+	for _, e := range r.Entries() {
+		names = append(names, e.Name)
+	}
+	slices.Sort(names)
+	return names
 }
 
-// profiles are the base allowlists of tools.profile, as entries (groups
-// and names). full is absent: it restricts nothing.
-var profiles = map[string][]string{
-	config.ProfileMinimal:   {"session_status"},
-	config.ProfileCoding:    {"group:fs", "group:runtime", "group:sessions", "group:memory", "image"},
-	config.ProfileMessaging: {"group:messaging", "sessions_list", "sessions_history", "sessions_send", "session_status"},
+// groupsOf is the group:* shortcuts of r's entries, and group:zero.
+func groupsOf(r tools.Registry) map[string][]string {
+	out := map[string][]string{groupZero: nil}
+	for _, e := range r.Entries() {
+		if e.Group != "" {
+			out[e.Group] = append(out[e.Group], e.Name)
+		}
+	}
+	return out
+}
+
+// profilesOf is the tools of each profile r's entries name.
+func profilesOf(r tools.Registry) map[string][]string {
+	out := map[string][]string{}
+	for _, e := range r.Entries() {
+		for _, p := range e.Profiles {
+			out[p] = append(out[p], e.Name)
+		}
+	}
+	return out
 }
 
 // sessionTools are the tools the session-tools page names: what sub-agents
@@ -103,21 +103,21 @@ func Groups() []string {
 }
 
 // Group returns the tools of a group:* shortcut, given with its "group:"
-// prefix, in the seed's order (group:zero: the whole inventory, sorted).
+// prefix, in registry order (group:zero: the whole inventory, sorted).
 // ok is false for an unknown group.
-func Group(name string) (tools []string, ok bool) {
+func Group(name string) (members []string, ok bool) {
 	name = normalize(name)
 	if name == groupZero {
 		return Names(), true
 	}
-	members, ok := groups[name]
+	members, ok = groups[name]
 	return slices.Clone(members), ok
 }
 
 // Profile returns the tools of a tools.profile, expanded and sorted.
 // "full" restricts nothing: it returns nil and true. ok is false for an
 // unknown profile.
-func Profile(name string) (tools []string, ok bool) {
+func Profile(name string) (names []string, ok bool) {
 	name = normalize(name)
 	if name == config.ProfileFull {
 		return nil, true
@@ -126,8 +126,8 @@ func Profile(name string) (tools []string, ok bool) {
 	if !ok {
 		return nil, false
 	}
-	tools, _ = Expand(entries)
-	return tools, true
+	names, _ = Expand(entries)
+	return names, true
 }
 
 // Expand resolves allow/deny entries (names, "*" wildcards, group:*

@@ -39,9 +39,9 @@ func TestGroups(t *testing.T) {
 	want := map[string][]string{
 		"group:runtime":    {"exec", "bash", "process"},
 		"group:fs":         {"read", "write", "edit", "apply_patch"},
-		"group:sessions":   {"sessions_list", "sessions_history", "sessions_send", "sessions_spawn", "session_status"},
+		"group:sessions":   {"session_status", "sessions_list", "sessions_history", "sessions_send", "sessions_spawn"}, // registry order: as offered
 		"group:memory":     {"memory_search", "memory_get"},
-		"group:web":        {"web_search", "web_fetch"},
+		"group:web":        {"web_fetch", "web_search"},
 		"group:ui":         {"browser", "canvas"},
 		"group:automation": {"cron", "gateway"},
 		"group:messaging":  {"message"},

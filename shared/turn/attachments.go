@@ -11,6 +11,7 @@ import (
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/tools/media"
 )
 
 // AttachmentSource fetches the bytes of an attachment of an inbound message
@@ -26,8 +27,8 @@ type AttachmentSource interface {
 const noVisionNote = "[the user sent an image; this model cannot see images]"
 
 // attachmentMaxBytes is the size limit of an image attached to the prompt:
-// the image tool's default (defaultImageMaxMB).
-const attachmentMaxBytes = int64(defaultImageMaxMB * (1 << 20))
+// the image tool's default.
+const attachmentMaxBytes = media.DefaultMaxBytes
 
 // attachImages prepares the turn's image attachments (t.msg.Images) for the
 // model run and returns the prompt to ask. A model that accepts images
@@ -45,7 +46,7 @@ func (p *Processor) attachImages(ctx context.Context, t *turnState, ref model.Re
 	t.imageRefs = atts
 	if !model.AcceptsImages(ref) {
 		note := noVisionNote
-		if len(p.imageModels(t.cfg, ref)) > 0 && p.Attachments[t.msg.Channel] != nil {
+		if len(media.Models(t.cfg, ref, p.Models)) > 0 && p.Attachments[t.msg.Channel] != nil {
 			note += "\n[the image tool can look at it: image \"attachment:1\"]"
 		}
 		return joinNote(note, prompt), nil
@@ -128,23 +129,4 @@ func imageRef(channel string, a inbound.Attachment) string {
 		parts = append(parts, strconv.FormatInt(a.Size, 10)+" bytes")
 	}
 	return "[image: " + strings.Join(parts, ", ") + "]"
-}
-
-// attachment loads the image tool's image "attachment" or "attachment:N"
-// (1-based): the Nth image attachment of the current message, through the
-// channel's AttachmentSource.
-func (t imageTool) attachment(ctx context.Context, src string, maxBytes int64) (model.Image, error) {
-	atts := t.msg.Images()
-	n := 1
-	if _, num, ok := strings.Cut(src, ":"); ok {
-		v, err := strconv.Atoi(strings.TrimSpace(num))
-		if err != nil || v < 1 {
-			return model.Image{}, fault.New(fault.Invalid, "%q: want attachment or attachment:N with N from 1", src)
-		}
-		n = v
-	}
-	if n > len(atts) {
-		return model.Image{}, fault.New(fault.Invalid, "the current message has %d image attachment(s), not %d", len(atts), n)
-	}
-	return t.p.fetchAttachment(ctx, t.msg.Channel, atts[n-1], maxBytes)
 }

@@ -175,7 +175,3 @@ func orDefault(s, fallback string) string {
 	}
 	return s
 }
-
-// IsStop reports whether text is a /stop sent on its own, which channel
-// functions act on before queueing (see stop.go).
-func IsStop(text string) bool { return parseCommand(text, nil).name == "/stop" }

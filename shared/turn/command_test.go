@@ -1,6 +1,10 @@
 package turn
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/zero-gateway/zero/shared/stopmark"
+)
 
 func TestParseCommand(t *testing.T) {
 	triggers := []string{"/new", "/reset", "/fresh"}
@@ -49,5 +53,21 @@ func TestParseCommand(t *testing.T) {
 				t.Fatalf("parseCommand(%q) = %+v; want %+v", tt.text, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestStopCommandAgrees: the ingest door recognises a /stop with
+// stopmark.IsCommand before queueing it; the runner answers it by
+// parseCommand. The two must agree, or a /stop would mark without being
+// answered (or be answered without stopping anything).
+func TestStopCommandAgrees(t *testing.T) {
+	for _, text := range []string{
+		"/stop", "  /stop  ", "/STOP", "/Stop@ZeroBot", "/stop@", "/stop\n", "/stop\tnow", "/stop\n\n",
+		"/stop the music", "/stopp", "stop", "/status", "", " ", "@/stop", "/stop\nplease", "/sto p", "/stop@bot x",
+	} {
+		parsed := parseCommand(text, []string{"/new", "/reset"}).name == "/stop"
+		if got := stopmark.IsCommand(text); got != parsed {
+			t.Errorf("stopmark.IsCommand(%q) = %v; the runner's parseCommand says %v", text, got, parsed)
+		}
 	}
 }

@@ -8,7 +8,10 @@ import (
 
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/receipt"
 	"github.com/zero-gateway/zero/shared/session"
+	"github.com/zero-gateway/zero/shared/sessionstate"
+	"github.com/zero-gateway/zero/shared/stopmark"
 )
 
 // stoppedNotice is the reply of a run /stop ended.
@@ -18,15 +21,15 @@ const stoppedNotice = "⏹️ Stopped."
 // the record to deliver. Where the store is a Committer the run's outcome
 // rides in the same write, and a model turn's commit checks the session's
 // stop mark: a /stop that arrived after the run's last poll refuses the
-// commit (ErrStopPending, nothing written), and the turn is committed
+// commit (stopmark.ErrPending, nothing written), and the turn is committed
 // again as stopped: the model's answer stays in the transcript part
 // already written, the user gets the stopped notice instead of it, and the
 // run is recorded aborted. A retry decides the same way, as the mark stays
 // pending until its /stop, queued behind this message, runs.
-func (p *Processor) commit(ctx context.Context, t *turnState, entry session.Entry, c Context, out turnOutput, collected []string) (Record, error) {
+func (p *Processor) commit(ctx context.Context, t *turnState, entry session.Entry, c sessionstate.ModelContext, out turnOutput, collected []string) (receipt.Receipt, error) {
 	rec := p.record(ctx, t, entry, out, collected)
 	err := p.write(ctx, t, entry, c, rec, t.asked && !out.stopped)
-	if errors.Is(err, ErrStopPending) {
+	if errors.Is(err, stopmark.ErrPending) {
 		p.log().InfoContext(ctx, "run stopped at its commit", "message", t.msg.ID, "session", t.msg.SessionKey)
 		p.countPending(ctx, t)
 		out.text, out.stop, out.stopped = stoppedNotice, model.StopAborted, true
@@ -36,7 +39,7 @@ func (p *Processor) commit(ctx context.Context, t *turnState, entry session.Entr
 		err = p.write(ctx, t, entry, c, rec, false)
 	}
 	if err != nil {
-		return Record{}, fmt.Errorf("commit turn %s: %w", t.msg.ID, err)
+		return receipt.Receipt{}, fmt.Errorf("commit turn %s: %w", t.msg.ID, err)
 	}
 	return rec, nil
 }
@@ -44,9 +47,9 @@ func (p *Processor) commit(ctx context.Context, t *turnState, entry session.Entr
 // record is the message record a turn commits: its reply (after the
 // message_sending hooks), where it goes, and whether the send policy
 // withholds it.
-func (p *Processor) record(ctx context.Context, t *turnState, entry session.Entry, out turnOutput, collected []string) Record {
+func (p *Processor) record(ctx context.Context, t *turnState, entry session.Entry, out turnOutput, collected []string) receipt.Receipt {
 	m := t.msg
-	rec := Record{MessageID: m.ID, SessionKey: m.SessionKey, State: Committed, Reply: out.text, Delivery: entry.DeliveryContext, Collected: collected}
+	rec := receipt.Receipt{MessageID: m.ID, SessionKey: m.SessionKey, State: receipt.Committed, Reply: out.text, Delivery: entry.DeliveryContext, Collected: collected}
 	if out.absorbed != nil {
 		// The orphan parts' messages are answered history now: recorded
 		// done with this turn, so one redriven from the dead-letter
@@ -87,7 +90,7 @@ func (p *Processor) record(ctx context.Context, t *turnState, entry session.Entr
 // through Finish first, as a separate write; its commit then skips the
 // stop check, since a refused commit could not turn a finished run into
 // an aborted one.
-func (p *Processor) write(ctx context.Context, t *turnState, entry session.Entry, c Context, rec Record, checkStop bool) error {
+func (p *Processor) write(ctx context.Context, t *turnState, entry session.Entry, c sessionstate.ModelContext, rec receipt.Receipt, checkStop bool) error {
 	committer, ok := p.Store.(Committer)
 	inCommit := p.runsInCommit()
 	if !inCommit {
@@ -98,12 +101,12 @@ func (p *Processor) write(ctx context.Context, t *turnState, entry session.Entry
 	if !ok {
 		return p.Store.Commit(ctx, t.msg.SessionKey, entry, c, rec)
 	}
-	var x Extra
+	var x sessionstate.Extra
 	if inCommit && t.run != nil {
 		x.Run = t.run.outcome
 	}
 	if checkStop && (inCommit || t.run == nil) {
-		x.Stop = &StopCheck{MessageID: t.msg.ID, NowMS: p.Now().UnixMilli()}
+		x.Stop = &stopmark.Check{MessageID: t.msg.ID, NowMS: p.Now().UnixMilli()}
 	}
 	return committer.CommitWith(ctx, t.msg.SessionKey, entry, c, rec, x)
 }

@@ -4,11 +4,12 @@ import (
 	"context"
 
 	"github.com/zero-gateway/zero/shared/inbound"
+	"github.com/zero-gateway/zero/shared/receipt"
 )
 
 // FinishSubagent exposes finishSubagent (the flow step after a
 // sub-agent's turn) to the package's external tests.
-func (p *Processor) FinishSubagent(ctx context.Context, m inbound.Message, rec Record) error {
+func (p *Processor) FinishSubagent(ctx context.Context, m inbound.Message, rec receipt.Receipt) error {
 	return p.finishSubagent(ctx, m, rec)
 }
 

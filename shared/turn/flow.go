@@ -10,6 +10,8 @@ import (
 
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
+	"github.com/zero-gateway/zero/shared/outbox"
+	"github.com/zero-gateway/zero/shared/receipt"
 	"github.com/zero-gateway/zero/shared/run"
 	"github.com/zero-gateway/zero/shared/session"
 )
@@ -32,7 +34,7 @@ const (
 // retry after a crash before Finish) queues the same message, which the
 // queue and the target's message record deduplicate; the outbox item's id
 // derives the same way and Put keeps the first.
-func (p *Processor) continueFlow(ctx context.Context, m inbound.Message, rec Record) error {
+func (p *Processor) continueFlow(ctx context.Context, m inbound.Message, rec receipt.Receipt) error {
 	f := m.Flow
 	if f == nil {
 		return nil
@@ -58,7 +60,7 @@ func (p *Processor) continueFlow(ctx context.Context, m inbound.Message, rec Rec
 // in the other session, or the target's announce step. Rounds 2+ alternate
 // between requester and target, at most f.MaxTurns of them; an exact
 // REPLY_SKIP, an empty reply or a failed run ends them.
-func (p *Processor) afterRound(ctx context.Context, m inbound.Message, f inbound.Flow, rec Record) error {
+func (p *Processor) afterRound(ctx context.Context, m inbound.Message, f inbound.Flow, rec receipt.Receipt) error {
 	reply := strings.TrimSpace(rec.Reply)
 	ok := rec.Outcome == run.StatusOK
 	if f.Kind == inbound.FlowSend {
@@ -102,7 +104,7 @@ func (p *Processor) queueAnnounce(ctx context.Context, f inbound.Flow) error {
 // afterAnnounce puts the announce step's reply in the outbox for the
 // target's channel; ANNOUNCE_SKIP, an empty reply or a failed run stays
 // silent.
-func (p *Processor) afterAnnounce(ctx context.Context, f inbound.Flow, rec Record) error {
+func (p *Processor) afterAnnounce(ctx context.Context, f inbound.Flow, rec receipt.Receipt) error {
 	reply := strings.TrimSpace(rec.Reply)
 	if rec.Outcome != run.StatusOK || reply == "" || reply == AnnounceSkip {
 		p.log().InfoContext(ctx, "agent-to-agent announce skipped", "flow", f.ID, "outcome", rec.Outcome)
@@ -112,8 +114,8 @@ func (p *Processor) afterAnnounce(ctx context.Context, f inbound.Flow, rec Recor
 	if err != nil || !ok {
 		return err
 	}
-	return p.announce(ctx, OutboxItem{
-		ID: flowStepID(f.ID, "outbox", 0), Kind: OutboxA2A, SessionKey: f.Target, Delivery: to, Text: rec.Reply,
+	return p.announce(ctx, outbox.Item{
+		ID: flowStepID(f.ID, "outbox", 0), Kind: outbox.KindA2A, SessionKey: f.Target, Delivery: to, Text: rec.Reply,
 	})
 }
 
@@ -162,10 +164,10 @@ func (p *Processor) flowMessage(f inbound.Flow, key, agentID, text string) inbou
 
 // queueStep queues a flow step through the ingest door.
 func (p *Processor) queueStep(ctx context.Context, m inbound.Message) error {
-	if p.Ingress == nil {
-		return fmt.Errorf("no ingress to queue %s on", m.ID)
+	if p.Door == nil {
+		return fmt.Errorf("no ingest door to queue %s through", m.ID)
 	}
-	if _, err := p.Ingress.Queue(ctx, m); err != nil {
+	if _, err := p.queue().Queue(ctx, m); err != nil {
 		return fmt.Errorf("queue %s step %s for %s: %w", m.Flow.Kind, m.ID, m.SessionKey, err)
 	}
 	return nil

@@ -11,25 +11,26 @@ import (
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/outbox"
+	"github.com/zero-gateway/zero/shared/outbox/outboxtest"
 	"github.com/zero-gateway/zero/shared/run"
 	"github.com/zero-gateway/zero/shared/run/runtest"
-	"github.com/zero-gateway/zero/shared/turn"
 	"github.com/zero-gateway/zero/shared/turn/turntest"
 )
 
 // flowOutbox is the in-memory outbox, counting Puts.
 type flowOutbox struct {
-	turntest.MemOutbox
+	outboxtest.MemStore
 	puts int
 }
 
-func (o *flowOutbox) Put(ctx context.Context, it turn.OutboxItem) error {
+func (o *flowOutbox) Put(ctx context.Context, it outbox.Item) error {
 	o.puts++
-	return o.MemOutbox.Put(ctx, it)
+	return o.MemStore.Put(ctx, it)
 }
 
 // items is what the outbox holds.
-func (o *flowOutbox) items(t *testing.T) []turn.OutboxItem {
+func (o *flowOutbox) items(t *testing.T) []outbox.Item {
 	t.Helper()
 	items, err := o.List(context.Background(), "", 100)
 	if err != nil {
@@ -339,7 +340,7 @@ func TestSpawnAnnouncesOnCompletion(t *testing.T) {
 	sent := len(f.sender.sent)
 	f.drain(t, "42 errors")
 	items := f.outbox.items(t)
-	if len(items) != 1 || items[0].Kind != turn.OutboxSubagent || items[0].Delivery.To != "7" ||
+	if len(items) != 1 || items[0].Kind != outbox.KindSubagent || items[0].Delivery.To != "7" ||
 		!strings.HasPrefix(items[0].Text, "Status: ok\nResult: 42 errors\n") {
 		t.Fatalf("outbox = %+v; want the child's announce for telegram 7", items)
 	}

@@ -35,7 +35,7 @@ const flushCallPrefix = "flush-"
 // offered only read, memory_search, memory_get and the writing file
 // tools, which refuse any path but MEMORY.md and memory/**; it cannot
 // message, send to or spawn sessions, schedule, change the config or
-// fetch the web. It runs only when it can write (the Processor has Files
+// fetch the web. It runs only when it can write (the Processor has Tools.Files
 // and the tool policy allows write, edit or apply_patch). The user's
 // images do not go with its prompt. Its reply and messages are
 // discarded: nothing is delivered, nothing reaches the transcript or the
@@ -57,11 +57,11 @@ func (p *Processor) flushMemory(ctx context.Context, t *turnState, e session.Ent
 	ctx = withFlush(ctx)
 	flush := *t
 	flush.images = nil
-	if p.Files == nil || !canWrite(p.tools(ctx, &flush, e, ref)) {
+	if p.Tools.Files == nil || !canWrite(p.tools(ctx, &flush, e, ref)) {
 		return
 	}
 	agentID := agentOf(t.msg.SessionKey, e)
-	claimed, err := files.NewSession(p.Files, workspace.Prefix(agentID)).Claim(ctx, flushMarker(t.msg.ID))
+	claimed, err := files.NewSession(p.Tools.Files, workspace.Prefix(agentID)).Claim(ctx, flushMarker(t.msg.ID))
 	if err != nil || !claimed {
 		p.log().InfoContext(ctx, "memory flush skipped", "session", t.msg.SessionKey, "message", t.msg.ID, "claimed_before", !claimed && err == nil, "err", err)
 		return

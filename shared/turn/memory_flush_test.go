@@ -13,6 +13,7 @@ import (
 
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/run"
+	"github.com/zero-gateway/zero/shared/turn"
 )
 
 // flushConfig is the rig's config for a memory flush before turn 4: a
@@ -80,7 +81,7 @@ func TestMemoryFlushOffersOnlyMemoryTools(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newRig()
 			r.settings.set(tt.config)
-			r.proc.Files, r.proc.Memory, r.proc.Ingress = newWorkspaceStore(), agentMemory(), &queueIngress{}
+			r.proc.Tools.Files, r.proc.Tools.Memory, r.proc.Door = newWorkspaceStore(), agentMemory(), &recordingDoor{}
 			llm := runFlush(t, r, tt.provider, []model.Response{final("NO_REPLY")}, []model.Response{used("a4", 80)})
 			flush := flushRequests(llm)
 			if len(flush) != 1 {
@@ -136,7 +137,7 @@ func TestMemoryFlushWritesOnlyMemoryFiles(t *testing.T) {
 				store.Put(context.Background(), ws+path, []byte(content), "")
 			}
 			before := maps.Clone(store.objs)
-			r.proc.Files = store
+			r.proc.Tools.Files = store
 			llm := runFlush(t, r, "openai", []model.Response{toolCall("c1", tt.tool, tt.args), final("NO_REPLY")}, []model.Response{used("a4", 80)})
 			flush := flushRequests(llm)
 			result := flush[len(flush)-1].Messages[len(flush[len(flush)-1].Messages)-1]
@@ -198,7 +199,7 @@ func TestMemoryFlushCallIDsAreItsOwn(t *testing.T) {
 	r := newRig()
 	r.settings.set(flushConfig)
 	runs := r.useRuns()
-	r.proc.Files = newWorkspaceStore()
+	r.proc.Tools.Files = newWorkspaceStore()
 	runFlush(t, r, "zero",
 		[]model.Response{toolCall("call_0", "write", `{"path":"memory/2026-11-25.md","content":"- t1\n"}`), final("NO_REPLY")},
 		[]model.Response{toolCall("call_0", "session_status", `{}`), final("a4")})
@@ -220,9 +221,9 @@ func TestMemoryFlushCallIDsAreItsOwn(t *testing.T) {
 func TestMemoryFlushLeavesTheRunsOrdinals(t *testing.T) {
 	r := newRig()
 	r.settings.set(flushConfig)
-	r.proc.Files = newWorkspaceStore()
-	q := &queueIngress{}
-	r.proc.Ingress = q
+	r.proc.Tools.Files = newWorkspaceStore()
+	q := &recordingDoor{}
+	r.proc.Door = q
 	llm := runFlush(t, r, "zero",
 		[]model.Response{toolCall("s1", "sessions_spawn", `{"task":"flush task"}`), final("NO_REPLY")},
 		[]model.Response{toolCall("s1", "sessions_spawn", `{"task":"real task"}`), final("a4")})
@@ -236,5 +237,71 @@ func TestMemoryFlushLeavesTheRunsOrdinals(t *testing.T) {
 	flush := flushRequests(llm)
 	if result := flush[len(flush)-1].Messages[len(flush[len(flush)-1].Messages)-1]; !result.IsError {
 		t.Errorf("the flush's sessions_spawn ran: %+v", result)
+	}
+}
+
+func writeCall(path, content string) model.Response {
+	return model.Response{StopReason: model.StopToolUse, ToolCalls: []model.ToolCall{{ID: "w1", Name: "write",
+		Arguments: fmt.Sprintf(`{"path":%q,"content":%q}`, path, content)}}}
+}
+
+// TestMemoryFlushBeforeAutoCompaction: before turn 4's automatic
+// compaction a silent turn writes the day's notes; its NO_REPLY is never
+// delivered and its messages stay out of the context; a retry (the marker
+// exists) or a read-only workspace skips it.
+func TestMemoryFlushBeforeAutoCompaction(t *testing.T) {
+	const note = "agents/main/workspace/memory/2026-11-25.md"
+	tests := []struct {
+		name      string
+		deny      string // tools.deny
+		premarked bool   // a previous attempt of message 4 already flushed
+		wantFlush bool
+	}{
+		{"flushes once", "", false, true},
+		{"a retry does not flush again", "", true, false},
+		{"no flush without a writable workspace", `"group:fs"`, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRig()
+			r.settings.set(`{agents: {defaults: {contextTokens: 200, compaction: {reserveTokens: 50}}}, tools: {deny: [` + tt.deny + `]}, channels: {telegram: {allowFrom: ["*"]}}}`)
+			answers := []model.Response{used("a1", 60), used("a2", 120), used("a3", 190)}
+			if tt.wantFlush {
+				answers = append(answers, writeCall("memory/2026-11-25.md", "- the user said t1\n"), final("NO_REPLY"))
+			}
+			llm := &scriptModel{summary: "the user said t1", answers: append(answers, used("a4", 80))}
+			r.proc.Models["zero"] = llm
+			ws := newWorkspaceStore()
+			r.proc.Tools.Files = ws
+			if tt.premarked {
+				ws.Put(context.Background(), "agents/main/workspace/.zero/"+turn.FlushMarker("telegram:42:4"), nil, "")
+			}
+			for i := 1; i <= 4; i++ {
+				r.handle(t, msg(i, fmt.Sprintf("t%d", i)))
+			}
+			var sent []string
+			for _, s := range r.sender.sent {
+				sent = append(sent, s.text)
+			}
+			if diff := cmp.Diff([]string{"a1", "a2", "a3", "a4"}, sent); diff != "" {
+				t.Errorf("delivered (-want +got):\n%s", diff)
+			}
+			_, wrote := ws.objs[note]
+			if wrote != tt.wantFlush {
+				t.Errorf("note written = %v; want %v", wrote, tt.wantFlush)
+			}
+			if _, marked := ws.objs["agents/main/workspace/.zero/"+turn.FlushMarker("telegram:42:4")]; marked != (tt.wantFlush || tt.premarked) {
+				t.Errorf("flush marker = %v", marked)
+			}
+			last := llm.seen[len(llm.seen)-1]
+			for _, m := range last.Messages {
+				if strings.Contains(m.Content, "Pre-compaction memory flush") || m.Content == "NO_REPLY" {
+					t.Errorf("turn 4's context holds the flush: %q", m.Content)
+				}
+			}
+			if len(llm.summaries) != 1 {
+				t.Errorf("%d compactions; want 1", len(llm.summaries))
+			}
+		})
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/zero-gateway/zero/shared/agent"
 	"github.com/zero-gateway/zero/shared/files"
 	"github.com/zero-gateway/zero/shared/model"
+	filetools "github.com/zero-gateway/zero/shared/tools/files"
+	memorytools "github.com/zero-gateway/zero/shared/tools/memory"
 )
 
 // memoryFileNote is what a refused write says, and what the flush's
@@ -24,14 +26,14 @@ func flushTools(allowed []agent.Tool) []agent.Tool {
 	var out []agent.Tool
 	for _, tl := range allowed {
 		switch tl.Spec().Name {
-		case "read", memorySearchName, memoryGetName:
+		case filetools.ReadName, memorytools.SearchName, memorytools.GetName:
 			out = append(out, tl)
-		case "write":
-			out = append(out, memoryWrites[writeArgs]{inner: tl, paths: func(a writeArgs) ([]string, error) { return []string{a.Path}, nil }})
-		case "edit":
-			out = append(out, memoryWrites[editArgs]{inner: tl, paths: func(a editArgs) ([]string, error) { return []string{a.Path}, nil }})
-		case "apply_patch":
-			out = append(out, memoryWrites[applyPatchArgs]{inner: tl, paths: patchPaths})
+		case filetools.WriteName:
+			out = append(out, memoryWrites[filetools.WriteArgs]{inner: tl, paths: func(a filetools.WriteArgs) ([]string, error) { return []string{a.Path}, nil }})
+		case filetools.EditName:
+			out = append(out, memoryWrites[filetools.EditArgs]{inner: tl, paths: func(a filetools.EditArgs) ([]string, error) { return []string{a.Path}, nil }})
+		case filetools.ApplyPatchName:
+			out = append(out, memoryWrites[filetools.PatchArgs]{inner: tl, paths: filetools.PatchPaths})
 		}
 	}
 	return out
@@ -73,23 +75,6 @@ func (m memoryWrites[A]) Run(ctx context.Context, raw json.RawMessage) (string, 
 		return "", fmt.Errorf("%s: %w", name, err)
 	}
 	return m.inner.Run(ctx, checked)
-}
-
-// patchPaths are the workspace paths a patch writes: each operation's
-// path and, for a move, its destination.
-func patchPaths(a applyPatchArgs) ([]string, error) {
-	ops, err := files.ParsePatch(a.Input)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, op := range ops {
-		out = append(out, op.Path)
-		if op.MoveTo != "" {
-			out = append(out, op.MoveTo)
-		}
-	}
-	return out, nil
 }
 
 // memoryFile reports whether path, exactly as the tool will use it, is

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/zero-gateway/zero/shared/chataction"
 	"github.com/zero-gateway/zero/shared/model"
 )
 
@@ -49,7 +50,7 @@ func sentOwnText(args, result string) string {
 	if json.Unmarshal([]byte(args), &a) != nil || json.Unmarshal([]byte(result), &r) != nil || !r.OwnChat {
 		return ""
 	}
-	if a.Action != ActionSend {
+	if a.Action != chataction.Send {
 		return ""
 	}
 	return strings.TrimSpace(a.Text)

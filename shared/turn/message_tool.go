@@ -9,36 +9,14 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/zero-gateway/zero/shared/agent"
+	"github.com/zero-gateway/zero/shared/chataction"
 	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/session"
+	"github.com/zero-gateway/zero/shared/tools"
 )
-
-// The message tool's actions. A channel offers a subset (Messenger.Supports).
-const (
-	ActionSend         = "send"
-	ActionReact        = "react"
-	ActionReactions    = "reactions"
-	ActionEdit         = "edit"
-	ActionDelete       = "delete"
-	ActionPin          = "pin"
-	ActionUnpin        = "unpin"
-	ActionListPins     = "list-pins"
-	ActionPoll         = "poll"
-	ActionThreadCreate = "thread-create"
-	ActionThreadList   = "thread-list"
-	ActionThreadReply  = "thread-reply"
-	ActionChannelInfo  = "channel-info"
-	ActionChannelList  = "channel-list"
-	ActionMemberInfo   = "member-info"
-)
-
-// MessageActions lists every action the message tool knows, in schema order.
-var MessageActions = []string{ActionSend, ActionReact, ActionReactions, ActionEdit, ActionDelete, ActionPin, ActionUnpin,
-	ActionListPins, ActionPoll, ActionThreadCreate, ActionThreadList, ActionThreadReply, ActionChannelInfo, ActionChannelList, ActionMemberInfo}
 
 // Limits of one message tool call.
 const (
@@ -48,37 +26,6 @@ const (
 	messageCallBudget = 20 * time.Second // the time one call may take
 )
 
-// MessageAction is one message tool call, checked and resolved: To is the
-// chat it acts in (Channel, To = chat or channel id, ThreadID = a Telegram
-// forum topic or, for thread-reply, the Discord thread).
-type MessageAction struct {
-	Action    string
-	To        session.DeliveryContext
-	Text      string
-	MessageID string   // the message acted on (react, edit, delete, pin, ...)
-	ReplyTo   string   // send: the message replied to
-	Silent    bool     // send, poll, pin: no notification
-	Emoji     string   // react
-	Remove    bool     // react: remove the reaction instead
-	Question  string   // poll
-	Options   []string // poll, 2-MaxPollOptions
-	Multiple  bool     // poll: several answers allowed
-	Hours     int      // poll: Discord's duration in hours (0: 24)
-	Name      string   // thread-create
-	UserID    string   // member-info
-	GuildID   string   // Discord: the server of channel-list, thread-list, member-info ("" : the target channel's)
-}
-
-// MessageResult is what an action did. Did is one line for the model;
-// MessageIDs the messages it created or touched; Data, for read actions,
-// the channel's own JSON (untrusted: written by chat members).
-type MessageResult struct {
-	Did        string          `json:"did"`
-	MessageIDs []string        `json:"messageIds,omitempty"`
-	ThreadID   string          `json:"threadId,omitempty"`
-	Data       json.RawMessage `json:"-"`
-}
-
 // Messenger carries out message tool actions on one channel (the runner's
 // are the Telegram and Discord clients). Do is called only for actions
 // Supports reports, with the arguments each action needs already checked.
@@ -87,13 +34,14 @@ type MessageResult struct {
 // fault.Unavailable: try again later).
 type Messenger interface {
 	Supports(action string) bool
-	Do(ctx context.Context, a MessageAction) (MessageResult, error)
+	Do(ctx context.Context, a chataction.Action) (chataction.Result, error)
 }
 
-// messageTools is the message tool when the Processor has a Messenger.
-// bound is the session's own chat when the run belongs to an active chat
-// session (a delivery context with a chat), else zero.
-func (p *Processor) messageTools(t *turnState, e session.Entry) []agent.Tool {
+// messageToolFor is the message tool of the run t of entry e, nil when
+// the Processor has no Messenger. bound is the session's own chat when the
+// run belongs to an active chat session (a delivery context with a chat),
+// else zero.
+func (p *Processor) messageToolFor(t *turnState, e session.Entry) tools.Tool {
 	if len(p.Messengers) == 0 {
 		return nil
 	}
@@ -108,7 +56,7 @@ func (p *Processor) messageTools(t *turnState, e session.Entry) []agent.Tool {
 	// A sub-agent without a chat of its own acts for its requester's
 	// chat: without crossContext it may not name one.
 	orphan := bound.Channel == "" && session.IsSubagent(t.msg.SessionKey)
-	return []agent.Tool{messageTool{messengers: p.Messengers, bound: bound, cross: cfg.Tools.Message.CrossContext, orphan: orphan}}
+	return messageTool{messengers: p.Messengers, bound: bound, cross: cfg.Tools.Message.CrossContext, orphan: orphan}
 }
 
 // messageTool is message: channel actions on Telegram and Discord. A call
@@ -155,7 +103,7 @@ func (m messageTool) Spec() model.ToolSpec {
 }
 
 var messageSchema = `{"type":"object","properties":{` +
-	`"action":{"type":"string","enum":["` + strings.Join(MessageActions, `","`) + `"]},` +
+	`"action":{"type":"string","enum":["` + strings.Join(chataction.All, `","`) + `"]},` +
 	`"channel":{"type":"string","enum":["telegram","discord"],"description":"default: this session's channel"},` +
 	`"target":{"type":"string","description":"chat id (Telegram) or channel id (Discord); default: this session's chat"},` +
 	`"threadId":{"type":"string","description":"Telegram forum topic (send, poll); Discord thread (thread-reply)"},` +
@@ -205,8 +153,8 @@ func (m messageTool) Run(ctx context.Context, raw json.RawMessage) (string, erro
 }
 
 // answer renders a result for the model.
-func (m messageTool) answer(act MessageAction, res MessageResult) (string, error) {
-	head := messageReport{Action: act.Action, Channel: act.To.Channel, Target: act.To.To, OwnChat: m.ownChat(act.To) && act.To.ThreadID == m.bound.ThreadID, MessageResult: res}
+func (m messageTool) answer(act chataction.Action, res chataction.Result) (string, error) {
+	head := messageReport{Action: act.Action, Channel: act.To.Channel, Target: act.To.To, OwnChat: m.ownChat(act.To) && act.To.ThreadID == m.bound.ThreadID, Result: res}
 	data, err := json.Marshal(head)
 	if err != nil {
 		return "", fault.Wrap(fault.Internal, err, "message: encoding the result")
@@ -214,7 +162,7 @@ func (m messageTool) answer(act MessageAction, res MessageResult) (string, error
 	if len(res.Data) == 0 {
 		return string(data), nil
 	}
-	return fitUntrusted(string(data), "message "+act.Action+" on "+act.To.Channel, string(res.Data), toolResultBudget), nil
+	return tools.FitUntrusted(string(data), "message "+act.Action+" on "+act.To.Channel, string(res.Data), tools.ResultBudget), nil
 }
 
 // messageReport is the JSON head of a message tool answer. OwnChat marks
@@ -226,7 +174,7 @@ type messageReport struct {
 	Channel string `json:"channel"`
 	Target  string `json:"target"`
 	OwnChat bool   `json:"ownChat"`
-	MessageResult
+	chataction.Result
 }
 
 // ownChat reports whether to is the bound session's chat.
@@ -236,13 +184,13 @@ func (m messageTool) ownChat(to session.DeliveryContext) bool {
 
 // resolve checks a's fields for its action and fills the target from the
 // bound session; a bound call elsewhere is refused unless cross.
-func (m messageTool) resolve(a messageArgs) (MessageAction, error) {
-	act := MessageAction{Action: strings.TrimSpace(a.Action), Text: a.Text, MessageID: strings.TrimSpace(a.MessageID),
+func (m messageTool) resolve(a messageArgs) (chataction.Action, error) {
+	act := chataction.Action{Action: strings.TrimSpace(a.Action), Text: a.Text, MessageID: strings.TrimSpace(a.MessageID),
 		ReplyTo: strings.TrimSpace(a.ReplyTo), Silent: a.Silent, Emoji: strings.TrimSpace(a.Emoji), Remove: a.Remove,
 		Question: strings.TrimSpace(a.Question), Options: a.Options, Multiple: a.Multiple, Hours: a.DurationHours,
 		Name: strings.TrimSpace(a.Name), UserID: strings.TrimSpace(a.UserID), GuildID: strings.TrimSpace(a.GuildID)}
-	if !slices.Contains(MessageActions, act.Action) {
-		return act, fault.New(fault.Invalid, "message: unknown action %q; one of %s", a.Action, strings.Join(MessageActions, ", "))
+	if !slices.Contains(chataction.All, act.Action) {
+		return act, fault.New(fault.Invalid, "message: unknown action %q; one of %s", a.Action, strings.Join(chataction.All, ", "))
 	}
 	to, err := m.target(a)
 	if err != nil {
@@ -290,7 +238,7 @@ func (m messageTool) target(a messageArgs) (session.DeliveryContext, error) {
 }
 
 // checkMessageArgs checks the fields act.Action needs and the size limits.
-func checkMessageArgs(act MessageAction) error {
+func checkMessageArgs(act chataction.Action) error {
 	need := func(ok bool, what string) error {
 		if ok {
 			return nil
@@ -299,22 +247,22 @@ func checkMessageArgs(act MessageAction) error {
 	}
 	var err error
 	switch act.Action {
-	case ActionSend, ActionThreadReply:
+	case chataction.Send, chataction.ThreadReply:
 		err = need(strings.TrimSpace(act.Text) != "", "text")
-		if err == nil && act.Action == ActionThreadReply {
+		if err == nil && act.Action == chataction.ThreadReply {
 			err = need(act.To.ThreadID != "", "threadId (the thread)")
 		}
-	case ActionEdit:
+	case chataction.Edit:
 		err = need(act.MessageID != "" && strings.TrimSpace(act.Text) != "", "messageId and text")
-	case ActionReact:
+	case chataction.React:
 		err = need(act.MessageID != "" && (act.Emoji != "" || act.Remove), "messageId and emoji")
-	case ActionReactions, ActionDelete, ActionPin, ActionUnpin:
+	case chataction.Reactions, chataction.Delete, chataction.Pin, chataction.Unpin:
 		err = need(act.MessageID != "", "messageId")
-	case ActionPoll:
+	case chataction.Poll:
 		err = checkPoll(act)
-	case ActionThreadCreate:
+	case chataction.ThreadCreate:
 		err = need(act.Name != "", "name")
-	case ActionMemberInfo:
+	case chataction.MemberInfo:
 		err = need(act.UserID != "", "userId")
 	}
 	if err != nil {
@@ -323,7 +271,7 @@ func checkMessageArgs(act MessageAction) error {
 	return checkMessageSizes(act)
 }
 
-func checkPoll(act MessageAction) error {
+func checkPoll(act chataction.Action) error {
 	if act.Question == "" || len(act.Options) < 2 || len(act.Options) > MaxPollOptions {
 		return fault.New(fault.Invalid, "message poll needs a question and 2-%d options", MaxPollOptions)
 	}
@@ -338,7 +286,7 @@ func checkPoll(act MessageAction) error {
 	return nil
 }
 
-func checkMessageSizes(act MessageAction) error {
+func checkMessageSizes(act chataction.Action) error {
 	if n := utf8.RuneCountInString(act.Text); n > MaxMessageText {
 		return fault.New(fault.Invalid, "message: text has %d characters; at most %d per call", n, MaxMessageText)
 	}

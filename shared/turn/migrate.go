@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/zero-gateway/zero/shared/inbound"
+	"github.com/zero-gateway/zero/shared/receipt"
+	"github.com/zero-gateway/zero/shared/sessionstate"
 )
 
 // migrate moves the session at m.MigrateFrom to m.SessionKey, keeping its
@@ -15,7 +17,7 @@ import (
 // Idempotent: when the new key already has an entry (moved by an earlier
 // attempt, or the new chat spoke first) or the old key has none, there is
 // nothing to move. The move itself is one atomic store write.
-func (p *Processor) migrate(ctx context.Context, m inbound.Message, snap Snapshot) error {
+func (p *Processor) migrate(ctx context.Context, m inbound.Message, snap sessionstate.Snapshot) error {
 	mover, ok := p.Store.(Mover)
 	if !ok {
 		p.log().WarnContext(ctx, "store cannot move sessions; the new chat starts a new session", "from", m.MigrateFrom, "to", m.SessionKey)
@@ -35,7 +37,7 @@ func (p *Processor) migrate(ctx context.Context, m inbound.Message, snap Snapsho
 	}
 	e := p.prepareEntry(*old.Entry, m)
 	e.Version = 1
-	rec := Record{MessageID: m.ID, SessionKey: m.SessionKey, State: Committed, Delivery: e.DeliveryContext}
+	rec := receipt.Receipt{MessageID: m.ID, SessionKey: m.SessionKey, State: receipt.Committed, Delivery: e.DeliveryContext}
 	// A fault.Conflict means someone wrote either key meanwhile; the
 	// retry re-reads both.
 	if err := mover.Move(ctx, m.MigrateFrom, old.Entry.Version, m.SessionKey, e, rec); err != nil {

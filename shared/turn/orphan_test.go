@@ -14,10 +14,11 @@ import (
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/receipt"
 	"github.com/zero-gateway/zero/shared/session"
+	"github.com/zero-gateway/zero/shared/sessionstate"
 	"github.com/zero-gateway/zero/shared/transcript"
 	"github.com/zero-gateway/zero/shared/transcript/transcripttest"
-	"github.com/zero-gateway/zero/shared/turn"
 	"github.com/zero-gateway/zero/shared/turn/turntest"
 )
 
@@ -30,14 +31,14 @@ type refusingStore struct {
 	refuse map[string]bool
 }
 
-func (s refusingStore) Commit(ctx context.Context, key string, e session.Entry, c turn.Context, r turn.Record) error {
+func (s refusingStore) Commit(ctx context.Context, key string, e session.Entry, c sessionstate.ModelContext, r receipt.Receipt) error {
 	if s.refuse[r.MessageID] {
 		return fault.New(fault.Unavailable, "commit of %s refused", r.MessageID)
 	}
 	return s.CrashStore.Commit(ctx, key, e, c, r)
 }
 
-func (s refusingStore) CommitWith(ctx context.Context, key string, e session.Entry, c turn.Context, r turn.Record, x turn.Extra) error {
+func (s refusingStore) CommitWith(ctx context.Context, key string, e session.Entry, c sessionstate.ModelContext, r receipt.Receipt, x sessionstate.Extra) error {
 	if s.refuse[r.MessageID] {
 		return fault.New(fault.Unavailable, "commit of %s refused", r.MessageID)
 	}
@@ -104,7 +105,8 @@ func (r *rig) committedContext(t *testing.T) []model.Message {
 	if r.proc.Contexts == nil {
 		return snap.Context.Messages
 	}
-	msgs, err := r.proc.Contexts.Expand(context.Background(), snap.Context.Split())
+	msgs, err := r.proc.Contexts.Expand(context.Background(),
+		contextstore.Split{Base: snap.Context.Base, BaseLen: snap.Context.BaseLen, Tail: snap.Context.Messages})
 	if err != nil {
 		t.Fatal(err)
 	}

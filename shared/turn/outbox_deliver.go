@@ -6,6 +6,7 @@ import (
 
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
+	"github.com/zero-gateway/zero/shared/outbox"
 )
 
 // deliverOutbox delivers the outbox item of a KindDeliver message, from
@@ -31,7 +32,7 @@ func (p *Processor) deliverOutbox(ctx context.Context, m inbound.Message, attemp
 		return nil
 	case err != nil:
 		return fmt.Errorf("load outbox item %s: %w", m.OutboxID, err)
-	case item.State == OutboxSent || item.State == OutboxDead:
+	case item.State == outbox.Sent || item.State == outbox.Dead:
 		p.log().InfoContext(ctx, "outbox item already settled", "outbox", item.ID, "state", item.State)
 		return nil
 	}
@@ -43,12 +44,12 @@ func (p *Processor) deliverOutbox(ctx context.Context, m inbound.Message, attemp
 		if undeliverable(err) {
 			return p.settleDead(ctx, item, attempt, err.Error())
 		}
-		if serr := p.Outbox.Settle(ctx, item.ID, OutboxPending, attempt, err.Error(), p.Now().UnixMilli()); serr != nil {
+		if serr := p.Outbox.Settle(ctx, item.ID, outbox.Pending, attempt, err.Error(), p.Now().UnixMilli()); serr != nil {
 			p.log().WarnContext(ctx, "outbox attempt not recorded", "outbox", item.ID, "err", serr)
 		}
 		return fmt.Errorf("deliver outbox item %s: %w", item.ID, err)
 	}
-	if err := p.Outbox.Settle(ctx, item.ID, OutboxSent, attempt, "", p.Now().UnixMilli()); err != nil {
+	if err := p.Outbox.Settle(ctx, item.ID, outbox.Sent, attempt, "", p.Now().UnixMilli()); err != nil {
 		return fmt.Errorf("settle outbox item %s sent: %w", item.ID, err)
 	}
 	p.log().InfoContext(ctx, "outbox item delivered", "outbox", item.ID, "kind", item.Kind, "session", item.SessionKey)
@@ -57,7 +58,7 @@ func (p *Processor) deliverOutbox(ctx context.Context, m inbound.Message, attemp
 
 // postOutbox posts item's rendered messages from item.Sent on, recording
 // progress after each but the last (Settle records that one).
-func (p *Processor) postOutbox(ctx context.Context, item OutboxItem, sender Sender) error {
+func (p *Processor) postOutbox(ctx context.Context, item outbox.Item, sender Sender) error {
 	msgs := sender.Render(item.Text)
 	for i := item.Sent; i < len(msgs); i++ {
 		if err := post(ctx, sender, item.Delivery, i, msgs[i]); err != nil {
@@ -75,10 +76,10 @@ func (p *Processor) postOutbox(ctx context.Context, item OutboxItem, sender Send
 // settleDead marks item dead with reason and reports the message done: no
 // retry can deliver it. A failed write is returned, so the message is
 // retried (and settled dead again).
-func (p *Processor) settleDead(ctx context.Context, item OutboxItem, attempt int, reason string) error {
+func (p *Processor) settleDead(ctx context.Context, item outbox.Item, attempt int, reason string) error {
 	p.log().ErrorContext(ctx, "outbox item not deliverable; marked dead", "outbox", item.ID, "kind", item.Kind,
 		"session", item.SessionKey, "channel", item.Delivery.Channel, "err", reason)
-	if err := p.Outbox.Settle(ctx, item.ID, OutboxDead, attempt, reason, p.Now().UnixMilli()); err != nil {
+	if err := p.Outbox.Settle(ctx, item.ID, outbox.Dead, attempt, reason, p.Now().UnixMilli()); err != nil {
 		return fmt.Errorf("settle outbox item %s dead: %w", item.ID, err)
 	}
 	return nil
@@ -90,7 +91,7 @@ func (p *Processor) outboxFailed(ctx context.Context, m inbound.Message, attempt
 	if p.Outbox == nil {
 		return
 	}
-	if err := p.Outbox.Settle(ctx, m.OutboxID, OutboxDead, attempt, cause.Error(), p.Now().UnixMilli()); err != nil {
+	if err := p.Outbox.Settle(ctx, m.OutboxID, outbox.Dead, attempt, cause.Error(), p.Now().UnixMilli()); err != nil {
 		p.log().ErrorContext(ctx, "outbox item not marked dead", "outbox", m.OutboxID, "err", err)
 		return
 	}

@@ -9,9 +9,9 @@ import (
 
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
+	"github.com/zero-gateway/zero/shared/outbox"
+	"github.com/zero-gateway/zero/shared/outbox/outboxtest"
 	"github.com/zero-gateway/zero/shared/session"
-	"github.com/zero-gateway/zero/shared/turn"
-	"github.com/zero-gateway/zero/shared/turn/turntest"
 )
 
 // deliverMsg is the KindDeliver message of outbox item id.
@@ -24,12 +24,12 @@ func deliverMsg(id string) inbound.Message {
 
 // outboxRig is the rig with a memory outbox holding item "a" (three
 // words to Telegram chat 7).
-func outboxRig(t *testing.T) (*rig, *turntest.MemOutbox) {
+func outboxRig(t *testing.T) (*rig, *outboxtest.MemStore) {
 	t.Helper()
 	r := newRig()
-	o := &turntest.MemOutbox{}
+	o := &outboxtest.MemStore{}
 	r.proc.Outbox = o
-	item := turn.OutboxItem{ID: "a", Kind: turn.OutboxSubagent, SessionKey: "agent:main:subagent:a",
+	item := outbox.Item{ID: "a", Kind: outbox.KindSubagent, SessionKey: "agent:main:subagent:a",
 		Delivery: session.DeliveryContext{Channel: "telegram", To: "7"}, Text: "one two three", CreatedAt: 1}
 	if err := o.Put(context.Background(), item); err != nil {
 		t.Fatal(err)
@@ -44,7 +44,7 @@ func TestDeliverOutbox(t *testing.T) {
 		attempts  int      // Handle calls, attempt 1, 2, ...
 		wantErrs  []bool   // per attempt: an error returned (a retry)
 		wantPosts []string // what the channel got, in order
-		want      turn.OutboxItem
+		want      outbox.Item
 	}{
 		{
 			name:      "delivered once under replay",
@@ -52,7 +52,7 @@ func TestDeliverOutbox(t *testing.T) {
 			attempts:  3,
 			wantErrs:  []bool{false, false, false},
 			wantPosts: []string{"one", "two", "three"},
-			want:      turn.OutboxItem{State: turn.OutboxSent, Sent: 2, Attempts: 1},
+			want:      outbox.Item{State: outbox.Sent, Sent: 2, Attempts: 1},
 		},
 		{
 			name:      "resumes after a partial multi-part delivery",
@@ -60,28 +60,28 @@ func TestDeliverOutbox(t *testing.T) {
 			attempts:  2,
 			wantErrs:  []bool{true, false},
 			wantPosts: []string{"one", "two", "three"},
-			want:      turn.OutboxItem{State: turn.OutboxSent, Sent: 2, Attempts: 2},
+			want:      outbox.Item{State: outbox.Sent, Sent: 2, Attempts: 2},
 		},
 		{
 			name:     "a retryable error leaves it pending with the error",
 			setup:    func(r *rig) { r.sender.failFor = 5 },
 			attempts: 2,
 			wantErrs: []bool{true, true},
-			want:     turn.OutboxItem{State: turn.OutboxPending, Attempts: 2, LastError: "post message 1/1: unavailable: telegram is down"},
+			want:     outbox.Item{State: outbox.Pending, Attempts: 2, LastError: "post message 1/1: unavailable: telegram is down"},
 		},
 		{
 			name:     "undeliverable is dead at once",
 			setup:    func(r *rig) { r.sender.refuse = fault.New(fault.NotFound, "chat not found") },
 			attempts: 2,
 			wantErrs: []bool{false, false},
-			want:     turn.OutboxItem{State: turn.OutboxDead, Attempts: 1, LastError: "post message 1/1: not_found: chat not found"},
+			want:     outbox.Item{State: outbox.Dead, Attempts: 1, LastError: "post message 1/1: not_found: chat not found"},
 		},
 		{
 			name:     "no sender for the channel is dead",
 			setup:    func(r *rig) { r.proc.Senders = nil },
 			attempts: 1,
 			wantErrs: []bool{false},
-			want:     turn.OutboxItem{State: turn.OutboxDead, Attempts: 1, LastError: `no sender for channel "telegram"`},
+			want:     outbox.Item{State: outbox.Dead, Attempts: 1, LastError: `no sender for channel "telegram"`},
 		},
 	}
 	for _, tc := range tests {
@@ -135,8 +135,8 @@ func TestFailedDeliverIsDeadWithoutNotice(t *testing.T) {
 		last      bool
 		wantState string
 	}{
-		{"an earlier attempt leaves it pending", false, turn.OutboxPending},
-		{"the last attempt marks it dead", true, turn.OutboxDead},
+		{"an earlier attempt leaves it pending", false, outbox.Pending},
+		{"the last attempt marks it dead", true, outbox.Dead},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -164,7 +164,7 @@ func TestFailedDeliverIsDeadWithoutNotice(t *testing.T) {
 // item is delivered on its own.
 func TestHandleGroupDeliversEachItem(t *testing.T) {
 	r, o := outboxRig(t)
-	b := turn.OutboxItem{ID: "b", Kind: turn.OutboxA2A, SessionKey: "agent:main:main",
+	b := outbox.Item{ID: "b", Kind: outbox.KindA2A, SessionKey: "agent:main:main",
 		Delivery: session.DeliveryContext{Channel: "telegram", To: "7"}, Text: "bee", CreatedAt: 2}
 	if err := o.Put(context.Background(), b); err != nil {
 		t.Fatal(err)
@@ -198,7 +198,7 @@ func TestDeliverRevivedOutboxItem(t *testing.T) {
 	if err := r.proc.Handle(ctx, deliverMsg("a"), 1); err != nil {
 		t.Fatalf("first delivery: %v", err)
 	}
-	if got, _ := o.Get(ctx, "a"); got.State != turn.OutboxDead || got.Sent != 1 {
+	if got, _ := o.Get(ctx, "a"); got.State != outbox.Dead || got.Sent != 1 {
 		t.Fatalf("after a refusal at message 2: %+v; want dead with 1 sent", got)
 	}
 	r.sender.refuse = nil
@@ -206,7 +206,7 @@ func TestDeliverRevivedOutboxItem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := turn.DeliverMessage(turn.RetryMessageID(item), item, 100)
+	m := outbox.DeliverMessage(outbox.RetryMessageID(item), item, 100)
 	if m.ID != "deliver:a:retry:1" || m.Validate() != nil || m.QueueGroup() != deliverMsg("a").QueueGroup() {
 		t.Fatalf("retry message %+v; want a valid deliver:a:retry:1 on the item's group", m)
 	}
@@ -222,7 +222,7 @@ func TestDeliverRevivedOutboxItem(t *testing.T) {
 	if diff := cmp.Diff([]string{"two", "three"}, posts); diff != "" {
 		t.Errorf("posts (-want +got):\n%s", diff)
 	}
-	if got, _ := o.Get(ctx, "a"); got.State != turn.OutboxSent || got.Retries != 1 {
+	if got, _ := o.Get(ctx, "a"); got.State != outbox.Sent || got.Retries != 1 {
 		t.Errorf("after the retry: %+v; want sent, 1 retry", got)
 	}
 }

@@ -8,7 +8,9 @@ import (
 	"github.com/zero-gateway/zero/shared/cron"
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/receipt"
 	"github.com/zero-gateway/zero/shared/session"
+	"github.com/zero-gateway/zero/shared/sessionstate"
 )
 
 // Step is what a turn does with its message, decided before any side
@@ -64,9 +66,9 @@ type Plan struct {
 // PlanTurn decides what the turn of m does, from what Load returned, the
 // configuration and the time. Pure: a retry with the same inputs plans the
 // same turn (staleness only grows with time).
-func PlanTurn(snap Snapshot, m inbound.Message, cfg *config.Config, now time.Time) Plan {
-	if rec := snap.Record; rec != nil {
-		if rec.State == Done {
+func PlanTurn(snap sessionstate.Snapshot, m inbound.Message, cfg *config.Config, now time.Time) Plan {
+	if rec := snap.Receipt; rec != nil {
+		if rec.State == receipt.Done {
 			return Plan{Step: StepDuplicate}
 		}
 		return Plan{Step: StepResume}
@@ -95,7 +97,7 @@ func PlanTurn(snap Snapshot, m inbound.Message, cfg *config.Config, now time.Tim
 // session (agent:<id>:cron:<job>) starts afresh only for a job's run
 // (cron.Fired); anything else sent into it (sessions_send, a reply-back
 // round, chat.send, an agent call) continues its history.
-func resetReason(snap Snapshot, m inbound.Message, cfg *config.Config, cmd command, now time.Time) ResetReason {
+func resetReason(snap sessionstate.Snapshot, m inbound.Message, cfg *config.Config, cmd command, now time.Time) ResetReason {
 	if snap.Entry == nil {
 		return ResetNewKey
 	}

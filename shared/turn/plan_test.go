@@ -11,7 +11,11 @@ import (
 	"github.com/zero-gateway/zero/shared/cron"
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/receipt"
 	"github.com/zero-gateway/zero/shared/session"
+	"github.com/zero-gateway/zero/shared/sessionstate"
+	"github.com/zero-gateway/zero/shared/stopmark"
+	"github.com/zero-gateway/zero/shared/tools"
 )
 
 func TestPlanTurn(t *testing.T) {
@@ -27,51 +31,51 @@ func TestPlanTurn(t *testing.T) {
 	}
 	fromOwner := func(text string) inbound.Message { m := msgOf(text); m.From = "9"; return m }
 	newCmd := func(rest string) command { return command{name: "/new", rest: rest, reset: true} }
-	otherStop := &Stop{MessageID: "stop-1", At: now.UnixMilli() - 1000, Pending: true}
-	ownInterrupt := &Stop{MessageID: "m1", At: now.UnixMilli() - 1000, Pending: true}
+	otherStop := &stopmark.Mark{MessageID: "stop-1", At: now.UnixMilli() - 1000, Pending: true}
+	ownInterrupt := &stopmark.Mark{MessageID: "m1", At: now.UnixMilli() - 1000, Pending: true}
 	tests := []struct {
 		name string
-		snap Snapshot
+		snap sessionstate.Snapshot
 		msg  inbound.Message
 		want Plan
 	}{
-		{"a done record is a duplicate", Snapshot{Entry: fresh, Record: &Record{State: Done}}, msgOf("hi"), Plan{Step: StepDuplicate}},
-		{"a committed record resumes delivery", Snapshot{Entry: fresh, Record: &Record{State: Committed}}, msgOf("hi"), Plan{Step: StepResume}},
-		{"a migration", Snapshot{Entry: fresh}, inbound.Message{ID: "m1", Kind: inbound.KindMigrate}, Plan{Step: StepMigrate}},
-		{"queued behind a pending /stop", Snapshot{Entry: fresh, Stop: otherStop}, msgOf("hi"), Plan{Step: StepDropStopped}},
-		{"plain text runs", Snapshot{Entry: fresh}, msgOf("hi"), Plan{Step: StepRun, Prompt: "hi"}},
-		{"a new key starts a session", Snapshot{}, msgOf("hi"), Plan{Step: StepRun, Prompt: "hi", Reset: ResetNewKey}},
-		{"an idle session starts afresh", Snapshot{Entry: stale}, msgOf("hi"), Plan{Step: StepRun, Prompt: "hi", Reset: ResetStale}},
-		{"a reset trigger with text", Snapshot{Entry: fresh}, msgOf("/new tell me a joke"),
+		{"a done record is a duplicate", sessionstate.Snapshot{Entry: fresh, Receipt: &receipt.Receipt{State: receipt.Done}}, msgOf("hi"), Plan{Step: StepDuplicate}},
+		{"a committed record resumes delivery", sessionstate.Snapshot{Entry: fresh, Receipt: &receipt.Receipt{State: receipt.Committed}}, msgOf("hi"), Plan{Step: StepResume}},
+		{"a migration", sessionstate.Snapshot{Entry: fresh}, inbound.Message{ID: "m1", Kind: inbound.KindMigrate}, Plan{Step: StepMigrate}},
+		{"queued behind a pending /stop", sessionstate.Snapshot{Entry: fresh, Stop: otherStop}, msgOf("hi"), Plan{Step: StepDropStopped}},
+		{"plain text runs", sessionstate.Snapshot{Entry: fresh}, msgOf("hi"), Plan{Step: StepRun, Prompt: "hi"}},
+		{"a new key starts a session", sessionstate.Snapshot{}, msgOf("hi"), Plan{Step: StepRun, Prompt: "hi", Reset: ResetNewKey}},
+		{"an idle session starts afresh", sessionstate.Snapshot{Entry: stale}, msgOf("hi"), Plan{Step: StepRun, Prompt: "hi", Reset: ResetStale}},
+		{"a reset trigger with text", sessionstate.Snapshot{Entry: fresh}, msgOf("/new tell me a joke"),
 			Plan{Step: StepRun, Prompt: "tell me a joke", Reset: ResetCommand, Command: command{name: "/new", rest: "tell me a joke", reset: true}}},
-		{"a reset naming a model", Snapshot{Entry: fresh}, msgOf("/reset fast hello"),
+		{"a reset naming a model", sessionstate.Snapshot{Entry: fresh}, msgOf("/reset fast hello"),
 			Plan{Step: StepRun, Prompt: "hello", Reset: ResetCommand, Model: model.Ref{Provider: "openai", Name: "gpt-4o"}, Command: command{name: "/reset", rest: "fast hello", reset: true}}},
-		{"a reset alone greets", Snapshot{Entry: fresh}, msgOf("/new"),
+		{"a reset alone greets", sessionstate.Snapshot{Entry: fresh}, msgOf("/new"),
 			Plan{Step: StepRun, Prompt: greetingPrompt, Reset: ResetCommand, Command: command{name: "/new", reset: true}}},
-		{"a reset naming a listed model", Snapshot{Entry: fresh}, msgOf("/new anthropic/claude-opus-4 hi"),
+		{"a reset naming a listed model", sessionstate.Snapshot{Entry: fresh}, msgOf("/new anthropic/claude-opus-4 hi"),
 			Plan{Step: StepRun, Prompt: "hi", Reset: ResetCommand, Model: model.Ref{Provider: "anthropic", Name: "claude-opus-4"}, Command: newCmd("anthropic/claude-opus-4 hi")}},
-		{"a reset naming a model alone greets with it", Snapshot{Entry: fresh}, msgOf("/new fast"),
+		{"a reset naming a model alone greets with it", sessionstate.Snapshot{Entry: fresh}, msgOf("/new fast"),
 			Plan{Step: StepRun, Prompt: greetingPrompt, Reset: ResetCommand, Model: model.Ref{Provider: "openai", Name: "gpt-4o"}, Command: newCmd("fast")}},
-		{"a fraction is the start of the message", Snapshot{Entry: fresh}, msgOf("/new 1/2 cup of flour"),
+		{"a fraction is the start of the message", sessionstate.Snapshot{Entry: fresh}, msgOf("/new 1/2 cup of flour"),
 			Plan{Step: StepRun, Prompt: "1/2 cup of flour", Reset: ResetCommand, Command: newCmd("1/2 cup of flour")}},
-		{"a fraction is text for an owner too", Snapshot{Entry: fresh}, fromOwner("/new 1/2 cup of flour"),
+		{"a fraction is text for an owner too", sessionstate.Snapshot{Entry: fresh}, fromOwner("/new 1/2 cup of flour"),
 			Plan{Step: StepRun, Prompt: "1/2 cup of flour", Reset: ResetCommand, Command: newCmd("1/2 cup of flour")}},
-		{"an unlisted model is text for a non-owner", Snapshot{Entry: fresh}, msgOf("/new openai/gpt-4.1 hi"),
+		{"an unlisted model is text for a non-owner", sessionstate.Snapshot{Entry: fresh}, msgOf("/new openai/gpt-4.1 hi"),
 			Plan{Step: StepRun, Prompt: "openai/gpt-4.1 hi", Reset: ResetCommand, Command: newCmd("openai/gpt-4.1 hi")}},
-		{"an owner may name an unlisted model", Snapshot{Entry: fresh}, fromOwner("/new openai/gpt-4.1 hi"),
+		{"an owner may name an unlisted model", sessionstate.Snapshot{Entry: fresh}, fromOwner("/new openai/gpt-4.1 hi"),
 			Plan{Step: StepRun, Prompt: "hi", Reset: ResetCommand, Model: model.Ref{Provider: "openai", Name: "gpt-4.1"}, Command: newCmd("openai/gpt-4.1 hi")}},
-		{"a word that only resembles a provider is text", Snapshot{Entry: fresh}, msgOf("/new open the window"),
+		{"a word that only resembles a provider is text", sessionstate.Snapshot{Entry: fresh}, msgOf("/new open the window"),
 			Plan{Step: StepRun, Prompt: "open the window", Reset: ResetCommand, Command: newCmd("open the window")}},
-		{"a model on its own line", Snapshot{Entry: fresh}, msgOf("/new fast\nhello"),
+		{"a model on its own line", sessionstate.Snapshot{Entry: fresh}, msgOf("/new fast\nhello"),
 			Plan{Step: StepRun, Prompt: "hello", Reset: ResetCommand, Model: model.Ref{Provider: "openai", Name: "gpt-4o"}, Command: newCmd("fast\nhello")}},
-		{"a command", Snapshot{Entry: fresh}, msgOf("/status"), Plan{Step: StepCommand, Prompt: "/status", Command: command{name: "/status"}}},
-		{"a command in a stale session still resets it", Snapshot{Entry: stale}, msgOf("/status"),
+		{"a command", sessionstate.Snapshot{Entry: fresh}, msgOf("/status"), Plan{Step: StepCommand, Prompt: "/status", Command: command{name: "/status"}}},
+		{"a command in a stale session still resets it", sessionstate.Snapshot{Entry: stale}, msgOf("/status"),
 			Plan{Step: StepCommand, Prompt: "/status", Reset: ResetStale, Command: command{name: "/status"}}},
-		{"compact", Snapshot{Entry: fresh}, msgOf("/compact keep names"),
+		{"compact", sessionstate.Snapshot{Entry: fresh}, msgOf("/compact keep names"),
 			Plan{Step: StepCompact, Prompt: "/compact keep names", Command: command{name: "/compact", rest: "keep names"}}},
-		{"the interrupting message clears its mark", Snapshot{Entry: fresh, Stop: ownInterrupt}, msgOf("hi"),
+		{"the interrupting message clears its mark", sessionstate.Snapshot{Entry: fresh, Stop: ownInterrupt}, msgOf("hi"),
 			Plan{Step: StepRun, Prompt: "hi", ClearInterrupt: true}},
-		{"a /stop keeps its own mark for its answer", Snapshot{Entry: fresh, Stop: ownInterrupt}, msgOf("/stop"),
+		{"a /stop keeps its own mark for its answer", sessionstate.Snapshot{Entry: fresh, Stop: ownInterrupt}, msgOf("/stop"),
 			Plan{Step: StepCommand, Prompt: "/stop", Command: command{name: "/stop"}}},
 	}
 	for _, tt := range tests {
@@ -97,7 +101,7 @@ func TestResetCronOnlyForFiredMessages(t *testing.T) {
 	job := cron.Job{ID: "digest", Name: "digest", AgentID: "main", SessionTarget: cron.TargetIsolated, Payload: cron.Payload{Message: "summarise"}}
 	p := &Processor{Now: func() time.Time { return now }}
 	caller := inbound.Message{ID: "telegram:42:1", AgentID: "main", SessionKey: "agent:main:main", Channel: "telegram"}
-	send := sessionsSendTool{p: p, view: sessionView{cfg: cfg, agentID: "main", key: caller.SessionKey}, caller: caller, sends: &sendCounter{}}
+	send := sessionsSendTool{p: p, view: sessionView{cfg: cfg, agentID: "main", key: caller.SessionKey}, caller: caller, sends: &tools.Counter{}}
 	round := p.flowMessage(inbound.Flow{Kind: inbound.FlowReply, ID: "a2a:1", Round: 2, Requester: caller.SessionKey, Target: key}, key, "main", "and then?")
 	chat := inbound.Message{ID: "api:k1", AgentID: "main", SessionKey: key, Channel: inbound.Internal, ChatType: inbound.Direct, To: "api", Text: "more detail"}
 	hook := inbound.Message{ID: "hook:agent:1", AgentID: "main", SessionKey: key, Channel: inbound.Internal, ChatType: inbound.Direct, To: "hook", From: "hook", Text: "event"}
@@ -125,7 +129,7 @@ func TestResetCronOnlyForFiredMessages(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := PlanTurn(Snapshot{Entry: fresh}, tt.msg, cfg, now)
+			got := PlanTurn(sessionstate.Snapshot{Entry: fresh}, tt.msg, cfg, now)
 			if diff := cmp.Diff(tt.want, got.Reset); diff != "" {
 				t.Errorf("reset of %s in %s (-want +got):\n%s", tt.msg.ID, tt.msg.SessionKey, diff)
 			}

@@ -11,12 +11,16 @@ import (
 	"github.com/zero-gateway/zero/shared/agent"
 	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/contextstore"
-	"github.com/zero-gateway/zero/shared/cron"
 	"github.com/zero-gateway/zero/shared/fault"
-	"github.com/zero-gateway/zero/shared/files"
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/outbox"
+	"github.com/zero-gateway/zero/shared/receipt"
+	"github.com/zero-gateway/zero/shared/run"
 	"github.com/zero-gateway/zero/shared/session"
+	"github.com/zero-gateway/zero/shared/sessionstate"
+	"github.com/zero-gateway/zero/shared/stopmark"
+	"github.com/zero-gateway/zero/shared/tools/builtin"
 	"github.com/zero-gateway/zero/shared/transcript"
 )
 
@@ -73,10 +77,7 @@ type Processor struct {
 	System       string            // base system prompt; the tools section is added per run
 	Hooks        Hooks             // plugin extension points
 	Workspace    Workspace         // nil: no workspace files in the prompt
-	Memory       Memory            // nil: memory_search and memory_get are not offered
-	WebFetch     WebFetcher        // nil: web_fetch is not offered (also off by tools.web.fetch.enabled)
-	WebSearch    WebSearcher       // nil: web_search is not offered (also off unless tools.web.search.enabled)
-	Runs         RunStore          // nil: runs leave no record or events
+	Runs         run.Store         // nil: runs leave no record or events (and sessions_send cannot wait)
 	Log          *slog.Logger
 	Now          func() time.Time
 	// StopPoll is how often a run reads its session's stop mark while the
@@ -85,33 +86,24 @@ type Processor struct {
 	// Messengers carry out the message tool's actions, by channel; empty:
 	// the message tool is not offered.
 	Messengers map[string]Messenger
-	// Cron is the cron core (jobs and their schedules) the cron tool
-	// uses; nil: the cron tool is not offered.
-	Cron *cron.Service
-	// ConfigDoc is the stored zero.json the gateway tool reads and writes
-	// (compare-and-set); nil: the gateway tool is not offered (nor is it
-	// unless commands.restart enables it).
-	ConfigDoc config.DocumentStore
-	// Ingress queues messages for other sessions through the ingest door
-	// (sessions_send); nil: sessions_send is not offered.
-	Ingress Ingress
+	// Tools are the backends of the built-in tools (shared/tools/builtin):
+	// memory, workspace files, web, image URLs, cron, the stored
+	// zero.json. A nil backend leaves its tools out; without Tools.Files
+	// the pre-compaction memory flush does not run either.
+	Tools builtin.Deps
+	// Door queues messages for other sessions through the ingest door, as
+	// an operator's (sessions_send, sessions_spawn, the cron tool's run
+	// and wake, flow steps); nil: those tools are not offered.
+	Door Door
 	// Outbox keeps announces until they are delivered; Work queues their
 	// KindDeliver messages. Both nil: flows announce nothing.
-	Outbox Outbox
+	Outbox outbox.Store
 	Work   Enqueuer
 	// CallsOf returns the AWS calls made so far with ctx, by
 	// "Service.Operation" (the runner's per-session tally,
 	// awsconfig.TallyOf); nil: a sub-agent's announce prices its run from
 	// the per-turn call profile instead.
 	CallsOf func(ctx context.Context) map[string]int
-	// Files is the workspace storage of read, write, edit and apply_patch
-	// (conditional writes); nil: those tools are not offered and the
-	// pre-compaction memory flush does not run.
-	Files files.Store
-	// ImageFetch gets the bytes of an image URL for the image tool under
-	// the web_fetch SSRF rules (*webfetch.Fetcher); nil: the image tool
-	// reads workspace paths only.
-	ImageFetch ImageFetcher
 	// Contexts keeps long model contexts as base objects beside the
 	// session's inline context item (contextstore); nil: the context is
 	// stored whole in the item, for stores without an item size limit.
@@ -156,7 +148,7 @@ func (p *Processor) Handle(ctx context.Context, m inbound.Message, attempt int) 
 // messages too (queue mode collect): m.Text is their combined prompt and
 // the commit records each of them done. loaded, when set, is the snapshot
 // of m the caller already read, so it is not read again.
-func (p *Processor) handle(ctx context.Context, m inbound.Message, attempt int, collected []string, loaded *Snapshot) error {
+func (p *Processor) handle(ctx context.Context, m inbound.Message, attempt int, collected []string, loaded *sessionstate.Snapshot) error {
 	if err := m.Validate(); err != nil {
 		return err
 	}
@@ -181,7 +173,7 @@ func (p *Processor) handle(ctx context.Context, m inbound.Message, attempt int, 
 		p.log().InfoContext(ctx, "duplicate message skipped", "message", m.ID, "session", m.SessionKey)
 		return nil
 	case StepResume:
-		return p.deliver(ctx, m, *snap.Record)
+		return p.deliver(ctx, m, *snap.Receipt)
 	case StepMigrate:
 		return p.migrate(ctx, m, snap)
 	case StepDropStopped:
@@ -193,7 +185,7 @@ func (p *Processor) handle(ctx context.Context, m inbound.Message, attempt int, 
 
 // turn runs a planned command, compaction or model turn: it settles the
 // session, answers, commits and delivers.
-func (p *Processor) turn(ctx context.Context, t *turnState, snap Snapshot, attempt int, collected []string) error {
+func (p *Processor) turn(ctx context.Context, t *turnState, snap sessionstate.Snapshot, attempt int, collected []string) error {
 	m := t.msg
 	for _, h := range p.Hooks.MessageReceived {
 		h(ctx, m)
@@ -312,7 +304,7 @@ type turnState struct {
 	stored *session.Entry // the entry before this message; nil for a new key
 	reset  ResetReason    // why a new session started
 	run    *runTracker    // the model run's record and events; nil when not recorded
-	stop   *Stop          // the session's /stop mark at load time
+	stop   *stopmark.Mark // the session's /stop mark at load time
 	asked  bool           // the model answered this turn: its commit checks for a /stop
 	window int64          // the context window of the model that answered (tokens)
 	// images go with the prompt to a model that accepts them; imageRefs
@@ -501,7 +493,7 @@ func (p *Processor) config(ctx context.Context) (*config.Config, error) {
 
 // deliver sends a committed reply, message by message from the first one
 // not yet delivered, and finishes its record.
-func (p *Processor) deliver(ctx context.Context, m inbound.Message, rec Record) error {
+func (p *Processor) deliver(ctx context.Context, m inbound.Message, rec receipt.Receipt) error {
 	if rec.Withheld {
 		p.log().InfoContext(ctx, "reply withheld by the send policy", "message", m.ID, "session", m.SessionKey)
 	} else if rec.AlreadySent {
@@ -600,12 +592,12 @@ func (p *Processor) prepareEntry(stored session.Entry, m inbound.Message) sessio
 // lifecycle rule after a long idle time) is rebuilt from the transcript,
 // with no base. A retried turn loads the split the last commit stored, so
 // it starts from the same context as the attempt before it.
-func (p *Processor) loadContext(ctx context.Context, c *Context, e session.Entry, path string) ([]model.Message, contextstore.Split, error) {
+func (p *Processor) loadContext(ctx context.Context, c *sessionstate.ModelContext, e session.Entry, path string) ([]model.Message, contextstore.Split, error) {
 	if c == nil || c.SessionID != e.SessionID {
 		msgs, err := p.rebuildContext(ctx, e, path)
 		return msgs, contextstore.Split{}, err
 	}
-	split := c.Split()
+	split := splitOf(*c)
 	if split.Base == "" {
 		return split.Tail, split, nil
 	}
@@ -628,15 +620,15 @@ func (p *Processor) loadContext(ctx context.Context, c *Context, e session.Entry
 // it: folded by p.Contexts (a new base object when the inline tail
 // outgrows its budget), or whole when the runner has no context store
 // (stores without an item limit: tests, tools).
-func (p *Processor) storeContext(ctx context.Context, e session.Entry, prev contextstore.Split, msgs []model.Message) (Context, error) {
+func (p *Processor) storeContext(ctx context.Context, e session.Entry, prev contextstore.Split, msgs []model.Message) (sessionstate.ModelContext, error) {
 	if p.Contexts == nil {
-		return Context{SessionID: e.SessionID, Messages: msgs}, nil
+		return sessionstate.ModelContext{SessionID: e.SessionID, Messages: msgs}, nil
 	}
 	split, err := p.Contexts.Fold(ctx, contextstore.Folder(e.AgentID, e.SessionID), prev, msgs)
 	if err != nil {
-		return Context{}, fmt.Errorf("store context of %s: %w", e.SessionID, err)
+		return sessionstate.ModelContext{}, fmt.Errorf("store context of %s: %w", e.SessionID, err)
 	}
-	return Context{SessionID: e.SessionID, Base: split.Base, BaseLen: split.BaseLen, Messages: split.Tail}, nil
+	return sessionstate.ModelContext{SessionID: e.SessionID, Base: split.Base, BaseLen: split.BaseLen, Messages: split.Tail}, nil
 }
 
 // rebuildContext rebuilds the model context before this turn from the

@@ -13,7 +13,9 @@ import (
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/receipt"
 	"github.com/zero-gateway/zero/shared/session"
+	"github.com/zero-gateway/zero/shared/sessionstate"
 	"github.com/zero-gateway/zero/shared/transcript"
 	"github.com/zero-gateway/zero/shared/transcript/transcripttest"
 	"github.com/zero-gateway/zero/shared/turn"
@@ -283,7 +285,7 @@ func TestHandleRebuildsContextFromTranscript(t *testing.T) {
 
 type hideContext struct{ turn.Store }
 
-func (h hideContext) Load(ctx context.Context, key, id string) (turn.Snapshot, error) {
+func (h hideContext) Load(ctx context.Context, key, id string) (sessionstate.Snapshot, error) {
 	snap, err := h.Store.Load(ctx, key, id)
 	snap.Context = nil
 	return snap, err
@@ -419,8 +421,8 @@ func TestHandleUndeliverableReplyDoesNotBlockTheSession(t *testing.T) {
 		t.Fatalf("Handle = %v; want nil: a refused reply must not hold the queue group", err)
 	}
 	snap, _ := r.store.Load(ctx, "agent:main:main", "telegram:42:1")
-	if snap.Record == nil || snap.Record.State != turn.Done {
-		t.Fatalf("record = %+v; want done", snap.Record)
+	if snap.Receipt == nil || snap.Receipt.State != receipt.Done {
+		t.Fatalf("record = %+v; want done", snap.Receipt)
 	}
 	if lines := r.transcriptLines(t); len(lines) != 2 {
 		t.Fatalf("transcript has %d lines; want the turn kept", len(lines))

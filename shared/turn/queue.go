@@ -57,7 +57,7 @@ func (p *Processor) collect(ctx context.Context, msgs []inbound.Message, attempt
 		return false, fmt.Errorf("load session %s: %w", first.SessionKey, err)
 	}
 	mode := cfg.QueueMode(first.Channel, entryQueueMode(snap.Entry))
-	if snap.Record != nil || snap.Stop.Active(first.ID, p.Now().UnixMilli()) || (mode != config.QueueCollect && mode != config.QueueSteer) {
+	if snap.Receipt != nil || snap.Stop.Active(first.ID, p.Now().UnixMilli()) || (mode != config.QueueCollect && mode != config.QueueSteer) {
 		return false, nil
 	}
 	merged := first

@@ -7,7 +7,7 @@ import (
 
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/model"
-	"github.com/zero-gateway/zero/shared/turn"
+	"github.com/zero-gateway/zero/shared/stopmark"
 )
 
 func group(texts ...string) ([]inbound.Message, []int) {
@@ -118,7 +118,7 @@ func TestInterruptMarkIsCleared(t *testing.T) {
 	r := newRig()
 	ctx := context.Background()
 	m := msg(1, "new question")
-	r.store.MarkStop(ctx, "agent:main:main", turn.Stop{MessageID: m.ID, At: r.clock.UnixMilli(), Pending: true})
+	r.store.MarkStop(ctx, "agent:main:main", stopmark.Mark{MessageID: m.ID, At: r.clock.UnixMilli(), Pending: true})
 	r.handle(t, m)
 	r.handle(t, msg(2, "and another"))
 	if r.model.calls != 2 {

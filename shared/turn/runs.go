@@ -14,14 +14,6 @@ import (
 	"github.com/zero-gateway/zero/shared/session"
 )
 
-// RunStore keeps run records and their events (shared/dynamo's RunStore).
-type RunStore interface {
-	Start(ctx context.Context, r run.Record, events []run.Event) error
-	Append(ctx context.Context, runID string, events []run.Event) error
-	Finish(ctx context.Context, r run.Record, events []run.Event) error
-	LastSeq(ctx context.Context, runID string) (int64, error)
-}
-
 // runTracker records one agent run: its record (running → ok | error |
 // timeout | aborted) and its events, flushed after each tool result and
 // with the run's outcome, so a follower sees the run while it happens.
@@ -34,13 +26,13 @@ type RunStore interface {
 // plain text turn costs no run write of its own. An API run (announced)
 // still starts with its record, for agent.wait and agent.events.
 type runTracker struct {
-	store   RunStore
+	store   run.Store
 	rec     *run.Recorder
 	record  run.Record
 	now     func() time.Time
-	stored  bool        // the record is written; until then a flush starts it
-	outcome *RunOutcome // set by end, written by the commit (or settle)
-	endSeq  int64       // the recorder's seq before end's events
+	stored  bool         // the record is written; until then a flush starts it
+	outcome *run.Outcome // set by end, written by the commit (or settle)
+	endSeq  int64        // the recorder's seq before end's events
 }
 
 // startRun begins the run's record and its lifecycle start, writing them
@@ -170,7 +162,7 @@ func (rt *runTracker) end(out turnOutput) {
 		phase = run.PhaseError
 	}
 	rt.rec.Lifecycle(phase, map[string]any{"status": r.Status})
-	rt.outcome = &RunOutcome{Record: r, Events: rt.rec.Pending()}
+	rt.outcome = &run.Outcome{Record: r, Events: rt.rec.Pending()}
 }
 
 // reend replaces the outcome end prepared (not written: its commit was

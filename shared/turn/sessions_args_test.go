@@ -2,10 +2,11 @@ package turn
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/zero-gateway/zero/shared/tools"
 )
 
 // TestListQueryClamps: every sessions_list parameter is clamped into its
@@ -66,7 +67,7 @@ func TestHistoryLimitClamps(t *testing.T) {
 			if err := json.Unmarshal([]byte(tt.args), &a); err != nil {
 				t.Fatal(err)
 			}
-			if got := clamp(a.Limit, defaultHistoryLimit, 1, maxHistoryLimit); got != tt.want {
+			if got := tools.Clamp(a.Limit, defaultHistoryLimit, 1, maxHistoryLimit); got != tt.want {
 				t.Errorf("limit = %d; want %d", got, tt.want)
 			}
 		})
@@ -81,40 +82,5 @@ func TestNumberRefusesNonNumbers(t *testing.T) {
 		if err := json.Unmarshal([]byte(args), &a); err == nil {
 			t.Errorf("%s: accepted as %+v", args, a)
 		}
-	}
-}
-
-// TestFitted: items are kept from the front or the back until the budget,
-// at least one.
-func TestFitted(t *testing.T) {
-	items := []string{strings.Repeat("a", 10), strings.Repeat("b", 10), strings.Repeat("c", 10)} // 12 bytes encoded, +1 each
-	tests := []struct {
-		name        string
-		budget      int
-		fromEnd     bool
-		want        []string
-		wantDropped int
-	}{
-		{"all fit", 100, false, items, 0},
-		{"the front", 27, false, items[:2], 1},
-		{"the back", 27, true, items[1:], 1},
-		{"at least one", 1, true, items[2:], 2},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			raw, dropped, err := fitted(items, tt.budget, tt.fromEnd)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := []string{}
-			for _, r := range raw {
-				var s string
-				_ = json.Unmarshal(r, &s)
-				got = append(got, s)
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" || dropped != tt.wantDropped {
-				t.Errorf("kept (-want +got):\n%s dropped %d; want %d", diff, dropped, tt.wantDropped)
-			}
-		})
 	}
 }

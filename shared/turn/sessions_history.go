@@ -10,6 +10,7 @@ import (
 
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/session"
+	"github.com/zero-gateway/zero/shared/tools"
 )
 
 const sessionsHistoryName = "sessions_history"
@@ -22,9 +23,9 @@ type sessionsHistoryTool struct {
 }
 
 type historyArgs struct {
-	SessionKey   string  `json:"sessionKey"`
-	Limit        *number `json:"limit"`
-	IncludeTools bool    `json:"includeTools"`
+	SessionKey   string        `json:"sessionKey"`
+	Limit        *tools.Number `json:"limit"`
+	IncludeTools bool          `json:"includeTools"`
 }
 
 // historyResult is sessions_history's answer: the transcript's messages
@@ -60,7 +61,7 @@ func (s sessionsHistoryTool) Run(ctx context.Context, raw json.RawMessage) (stri
 	if err != nil {
 		return "", err
 	}
-	limit := clamp(a.Limit, defaultHistoryLimit, 1, maxHistoryLimit)
+	limit := tools.Clamp(a.Limit, defaultHistoryLimit, 1, maxHistoryLimit)
 	msgs := []json.RawMessage{}
 	if e.TranscriptSeq > 0 {
 		if s.p.Transcript == nil {
@@ -70,11 +71,11 @@ func (s sessionsHistoryTool) Run(ctx context.Context, raw json.RawMessage) (stri
 			return "", fmt.Errorf("read the transcript of %s: %w", key, err)
 		}
 	}
-	kept, dropped, err := fitted(msgs, toolResultBudget-len(key)-len(e.SessionID), true)
+	kept, dropped, err := tools.Fitted(msgs, tools.ResultBudget-len(key)-len(e.SessionID), true)
 	if err != nil {
 		return "", err
 	}
-	return jsonResult(historyResult{SessionKey: session.ShownKey(s.view.agentID, key, s.view.keys), SessionID: e.SessionID, Messages: kept, Truncated: dropped > 0})
+	return tools.JSONResult(historyResult{SessionKey: session.ShownKey(s.view.agentID, key, s.view.keys), SessionID: e.SessionID, Messages: kept, Truncated: dropped > 0})
 }
 
 // find resolves sessionKey as the session tools do (findSession: a key,
@@ -129,7 +130,7 @@ func (agentsListTool) Spec() model.ToolSpec {
 }
 
 func (a agentsListTool) Run(context.Context, json.RawMessage) (string, error) {
-	return jsonResult(spawnableAgents(a.view))
+	return tools.JSONResult(spawnableAgents(a.view))
 }
 
 // spawnableAgents applies the allowlist of the caller's agent: unset or

@@ -10,7 +10,6 @@ import (
 	"path"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/zero-gateway/zero/shared/config"
@@ -19,19 +18,8 @@ import (
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/run"
 	"github.com/zero-gateway/zero/shared/session"
+	"github.com/zero-gateway/zero/shared/tools"
 )
-
-// Ingress is the ingest door as a turn uses it to queue a message for
-// another session (sessions_send). The runner wires it to ingest.Door
-// (which imports this package, hence the interface): the message, whose
-// session it names, is accepted as an operator's (allowFrom does not
-// apply; stop marks and the queue mode do) and queued on the target
-// session's FIFO group, deduplicated on its id. Queue returns the id of
-// the run the message starts. A message the door refuses or ignores is an
-// error saying why; nothing is queued then.
-type Ingress interface {
-	Queue(ctx context.Context, m inbound.Message) (runID string, err error)
-}
 
 const sessionsSendName = "sessions_send"
 
@@ -68,32 +56,15 @@ type sessionsSendTool struct {
 	p       *Processor
 	store   SessionReader
 	view    sessionView
-	ingress Ingress
+	ingress sessionQueue
 	caller  inbound.Message // the caller's turn's message
-	sends   *sendCounter
-}
-
-// sendCounter numbers a run's sends per target: the n-th send of a run to
-// a session has the same message id on every attempt of the turn.
-type sendCounter struct {
-	mu sync.Mutex
-	n  map[string]int
-}
-
-func (c *sendCounter) next(key string) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.n == nil {
-		c.n = map[string]int{}
-	}
-	c.n[key]++
-	return c.n[key]
+	sends   *tools.Counter
 }
 
 type sendArgs struct {
-	SessionKey     string  `json:"sessionKey"`
-	Message        string  `json:"message"`
-	TimeoutSeconds *number `json:"timeoutSeconds"`
+	SessionKey     string        `json:"sessionKey"`
+	Message        string        `json:"message"`
+	TimeoutSeconds *tools.Number `json:"timeoutSeconds"`
 }
 
 // sendResult is sessions_send's answer.
@@ -161,13 +132,13 @@ func (s sessionsSendTool) Run(ctx context.Context, raw json.RawMessage) (string,
 	if wait := sendTimeout(a.TimeoutSeconds); wait > 0 {
 		s.wait(ctx, &res, wait)
 	}
-	return jsonResult(res)
+	return tools.JSONResult(res)
 }
 
 // firstRound is the message that starts the flow: round 1, run by the
 // target session's agent.
 func (s sessionsSendTool) firstRound(key, target, text string) inbound.Message {
-	id := sendMessageID(s.caller.ID, key, s.sends.next(key))
+	id := sendMessageID(s.caller.ID, key, s.sends.Next(key))
 	return inbound.Message{
 		ID:         id,
 		AgentID:    target,
@@ -189,7 +160,7 @@ func (s sessionsSendTool) firstRound(key, target, text string) inbound.Message {
 
 // sendTimeout is the wait timeoutSeconds asks for: the default when
 // omitted, clamped to MaxSendTimeoutSeconds; 0 for none.
-func sendTimeout(n *number) time.Duration {
+func sendTimeout(n *tools.Number) time.Duration {
 	secs := float64(DefaultSendTimeoutSeconds)
 	if n != nil {
 		secs = float64(*n)
@@ -207,8 +178,8 @@ func sendTimeout(n *number) time.Duration {
 // replies. A retried caller turn queues the same message (same id, same
 // run id) and so waits on the same run, finding it done if it is.
 func (s sessionsSendTool) wait(ctx context.Context, res *sendResult, timeout time.Duration) {
-	runs, ok := s.p.Runs.(runReader)
-	if !ok {
+	runs := s.p.Runs
+	if runs == nil {
 		res.Note = "not waited for: this deployment keeps no run records; " + timeoutNote
 		return
 	}
@@ -233,13 +204,6 @@ func (s sessionsSendTool) wait(ctx context.Context, res *sendResult, timeout tim
 	default:
 		res.Status, res.Error = out.Status, out.Error
 	}
-}
-
-// runReader reads run records: the RunStore of a deployment that keeps
-// them (shared/dynamo's) is one.
-type runReader interface {
-	RunStore
-	run.Getter
 }
 
 // sendMessageID is the id of the n-th message a turn (its message

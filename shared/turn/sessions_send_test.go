@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,21 +42,6 @@ func (q *memQueue) Enqueue(_ context.Context, m inbound.Message) error {
 	return nil
 }
 
-// doorIngress is the runner's wiring: the ingest door, an operator's
-// message.
-type doorIngress struct{ door *ingest.Door }
-
-func (d doorIngress) Queue(ctx context.Context, m inbound.Message) (string, error) {
-	out, err := d.door.Accept(ctx, ingest.Request{Message: m, Origin: ingest.Operator})
-	if err != nil {
-		return "", err
-	}
-	if q, ok := out.(ingest.Queued); ok {
-		return q.RunID, nil
-	}
-	return "", fmt.Errorf("not queued: %+v", out)
-}
-
 // sendRig is a sessions rig whose turns queue through the ingest door on
 // q, with the caller's own group session and another agent's main
 // session stored.
@@ -65,7 +49,7 @@ func sendRig(t *testing.T, doc string) (*rig, *memQueue) {
 	t.Helper()
 	r := sessionsRig(t, doc)
 	q := &memQueue{}
-	r.proc.Ingress = doorIngress{ingest.NewDoor(ingest.Deps{Settings: r.settings, Queue: q, Stops: r.store})}
+	r.proc.Door = ingest.NewDoor(ingest.Deps{Settings: r.settings, Queue: q, Stops: r.store})
 	r.seed(t, groupKey, session.Entry{AgentID: "main", Channel: "telegram", ChatType: "group", GroupID: "-100", LastChannel: "telegram", LastTo: "-100"})
 	r.seed(t, workKey, session.Entry{AgentID: "work", Channel: "telegram", ChatType: "direct", LastChannel: "telegram", LastTo: "7"})
 	return r, q

@@ -14,6 +14,7 @@ import (
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/session"
+	"github.com/zero-gateway/zero/shared/tools"
 )
 
 const sessionsSpawnName = "sessions_spawn"
@@ -42,19 +43,19 @@ const maxSpawnRunSeconds = 86400
 type sessionsSpawnTool struct {
 	p       *Processor
 	view    sessionView
-	ingress Ingress
+	ingress sessionQueue
 	caller  inbound.Message // the caller's turn's message
 	entry   session.Entry   // the caller's session entry
-	spawns  *sendCounter    // numbers the run's spawns (key "")
+	spawns  *tools.Counter  // numbers the run's spawns (key "")
 }
 
 type spawnArgs struct {
-	Task              string  `json:"task"`
-	Label             string  `json:"label"`
-	AgentID           string  `json:"agentId"`
-	Model             string  `json:"model"`
-	RunTimeoutSeconds *number `json:"runTimeoutSeconds"`
-	Cleanup           string  `json:"cleanup"`
+	Task              string        `json:"task"`
+	Label             string        `json:"label"`
+	AgentID           string        `json:"agentId"`
+	Model             string        `json:"model"`
+	RunTimeoutSeconds *tools.Number `json:"runTimeoutSeconds"`
+	Cleanup           string        `json:"cleanup"`
 }
 
 // spawnResult is sessions_spawn's answer.
@@ -103,7 +104,7 @@ func (s sessionsSpawnTool) Run(ctx context.Context, raw json.RawMessage) (string
 	if err != nil {
 		return "", fmt.Errorf("queue the sub-agent's task for %s: %w", m.SessionKey, err)
 	}
-	return jsonResult(spawnResult{Status: "accepted", RunID: runID, ChildSessionKey: m.SessionKey})
+	return tools.JSONResult(spawnResult{Status: "accepted", RunID: runID, ChildSessionKey: m.SessionKey})
 }
 
 // childMessage checks a and builds the child's first message.
@@ -132,7 +133,7 @@ func (s sessionsSpawnTool) childMessage(a spawnArgs) (inbound.Message, error) {
 	if cleanup != CleanupKeep && cleanup != CleanupDelete {
 		return inbound.Message{}, fmt.Errorf("cleanup must be \"delete\" or \"keep\", got %q", a.Cleanup)
 	}
-	id := spawnID(s.caller.ID, s.spawns.next(""))
+	id := spawnID(s.caller.ID, s.spawns.Next(""))
 	key := session.SubagentKey(target, id)
 	now := s.p.Now().UnixMilli()
 	label := strings.TrimSpace(a.Label)
@@ -140,7 +141,7 @@ func (s sessionsSpawnTool) childMessage(a spawnArgs) (inbound.Message, error) {
 		ID: SubagentMessageID(key), AgentID: target, SessionKey: key,
 		Channel: inbound.Internal, ChatType: inbound.Direct, To: subagentTo,
 		Text: a.Task, ReceivedAt: now, Label: label, SpawnedBy: s.caller.SessionKey,
-		TimeoutSeconds:    int64(clamp(a.RunTimeoutSeconds, 0, 0, maxSpawnRunSeconds)),
+		TimeoutSeconds:    int64(tools.Clamp(a.RunTimeoutSeconds, 0, 0, maxSpawnRunSeconds)),
 		ExtraSystemPrompt: subagentContext(s.view.agentID, s.caller, label),
 	}
 	if ref.Provider != "" {

@@ -15,6 +15,7 @@ import (
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/session"
 	"github.com/zero-gateway/zero/shared/tool"
+	"github.com/zero-gateway/zero/shared/tools"
 )
 
 // SessionReader is the Store capability behind sessions_list and
@@ -98,10 +99,10 @@ type sessionsListTool struct {
 }
 
 type listArgs struct {
-	Kinds         stringList `json:"kinds"`
-	Limit         *number    `json:"limit"`
-	ActiveMinutes *number    `json:"activeMinutes"`
-	MessageLimit  *number    `json:"messageLimit"`
+	Kinds         stringList    `json:"kinds"`
+	Limit         *tools.Number `json:"limit"`
+	ActiveMinutes *tools.Number `json:"activeMinutes"`
+	MessageLimit  *tools.Number `json:"messageLimit"`
 }
 
 // listQuery is sessions_list's arguments, clamped.
@@ -151,22 +152,22 @@ func (s sessionsListTool) Run(ctx context.Context, raw json.RawMessage) (string,
 	if err != nil {
 		return "", err
 	}
-	kept, dropped, err := fitted(rows, toolResultBudget, false)
+	kept, dropped, err := tools.Fitted(rows, tools.ResultBudget, false)
 	if err != nil {
 		return "", err
 	}
-	return jsonResult(listResult{Count: len(kept), Sessions: kept, Truncated: dropped > 0})
+	return tools.JSONResult(listResult{Count: len(kept), Sessions: kept, Truncated: dropped > 0})
 }
 
 // listQueryOf clamps sessions_list's arguments. Unknown kinds are
 // ignored; when none is known the list is not filtered by kind.
 func listQueryOf(a listArgs) listQuery {
 	q := listQuery{
-		limit:    clamp(a.Limit, session.DefaultListLimit, 1, session.MaxListLimit),
-		messages: clamp(a.MessageLimit, 0, 0, maxRowMessages),
+		limit:    tools.Clamp(a.Limit, session.DefaultListLimit, 1, session.MaxListLimit),
+		messages: tools.Clamp(a.MessageLimit, 0, 0, maxRowMessages),
 	}
 	if a.ActiveMinutes != nil {
-		q.activeMinutes = clamp(a.ActiveMinutes, 0, 1, maxActiveMinutes)
+		q.activeMinutes = tools.Clamp(a.ActiveMinutes, 0, 1, maxActiveMinutes)
 	}
 	for _, k := range a.Kinds {
 		k = strings.ToLower(strings.TrimSpace(k))

@@ -11,9 +11,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/receipt"
 	"github.com/zero-gateway/zero/shared/session"
+	"github.com/zero-gateway/zero/shared/sessionstate"
 	"github.com/zero-gateway/zero/shared/transcript"
-	"github.com/zero-gateway/zero/shared/turn"
 )
 
 // sessionsConfig has two agents; Telegram admits everyone.
@@ -38,8 +39,8 @@ func (r *rig) seed(t *testing.T, key string, e session.Entry) {
 	if e.SessionID == "" {
 		e.SessionID = "s-" + strings.NewReplacer(":", "-").Replace(key)
 	}
-	rec := turn.Record{MessageID: "seed:" + key, SessionKey: key}
-	if err := r.store.Commit(context.Background(), key, e, turn.Context{SessionID: e.SessionID}, rec); err != nil {
+	rec := receipt.Receipt{MessageID: "seed:" + key, SessionKey: key}
+	if err := r.store.Commit(context.Background(), key, e, sessionstate.ModelContext{SessionID: e.SessionID}, rec); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/zero-gateway/zero/shared/agent"
 	"github.com/zero-gateway/zero/shared/inbound"
+	"github.com/zero-gateway/zero/shared/stopmark"
 )
 
 // /stop, end to end: the channel function writes the session's stop mark
@@ -20,7 +21,7 @@ import (
 // the same mark on their sessions (stopSubagents).
 
 // dropStopped skips m, a message queued before a pending /stop.
-func (p *Processor) dropStopped(ctx context.Context, m inbound.Message, s *Stop) error {
+func (p *Processor) dropStopped(ctx context.Context, m inbound.Message, s *stopmark.Mark) error {
 	p.log().InfoContext(ctx, "message dropped by /stop", "message", m.ID, "session", m.SessionKey, "stop", s.MessageID)
 	if stops, ok := p.Store.(Stops); ok {
 		if err := stops.CountStop(ctx, m.SessionKey, s.MessageID, false); err != nil {
@@ -102,7 +103,7 @@ const DefaultStopPoll = time.Second
 type stopWatch struct {
 	cancel context.CancelCauseFunc
 	done   chan struct{}
-	mark   atomic.Pointer[Stop] // the active mark that stopped the run
+	mark   atomic.Pointer[stopmark.Mark] // the active mark that stopped the run
 }
 
 // watchStop returns ctx's child that is cancelled within one poll interval
@@ -146,7 +147,7 @@ func (p *Processor) watchStop(ctx context.Context, t *turnState) (context.Contex
 
 // stop ends the watch and waits for its goroutine, so none outlives the
 // run, and returns the mark that stopped the run, or nil.
-func (w *stopWatch) stop() *Stop {
+func (w *stopWatch) stop() *stopmark.Mark {
 	if w == nil {
 		return nil
 	}
@@ -157,7 +158,7 @@ func (w *stopWatch) stop() *Stop {
 
 // countAborted counts the run stopped by s on its mark; a failure is
 // logged, not fatal: the run is stopped either way.
-func (p *Processor) countAborted(ctx context.Context, t *turnState, s *Stop) {
+func (p *Processor) countAborted(ctx context.Context, t *turnState, s *stopmark.Mark) {
 	stops, ok := p.Store.(Stops)
 	if !ok || s == nil {
 		return

@@ -13,7 +13,7 @@ import (
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/run"
 	"github.com/zero-gateway/zero/shared/run/runtest"
-	"github.com/zero-gateway/zero/shared/turn"
+	"github.com/zero-gateway/zero/shared/stopmark"
 	"github.com/zero-gateway/zero/shared/turn/turntest"
 )
 
@@ -27,7 +27,7 @@ type stoppingModel struct {
 func (s *stoppingModel) Complete(ctx context.Context, _ model.Request) (model.Response, error) {
 	s.calls++
 	if s.calls == 1 {
-		s.r.store.MarkStop(ctx, "agent:main:main", turn.Stop{MessageID: "telegram:42:9", At: s.r.clock.UnixMilli(), Pending: true})
+		s.r.store.MarkStop(ctx, "agent:main:main", stopmark.Mark{MessageID: "telegram:42:9", At: s.r.clock.UnixMilli(), Pending: true})
 		return statusCall(), nil
 	}
 	return final("too late"), nil
@@ -131,7 +131,7 @@ type stopCounter struct {
 	reads atomic.Int64
 }
 
-func (s *stopCounter) StopMark(ctx context.Context, key string) (*turn.Stop, error) {
+func (s *stopCounter) StopMark(ctx context.Context, key string) (*stopmark.Mark, error) {
 	s.reads.Add(1)
 	return s.CrashStore.StopMark(ctx, key)
 }
@@ -162,7 +162,7 @@ func TestStopDuringModelCall(t *testing.T) {
 	go func() { done <- r.proc.Handle(context.Background(), msg(1, "write a long essay"), 1) }()
 	<-llm.started
 	marked := time.Now()
-	r.store.MarkStop(context.Background(), "agent:main:main", turn.Stop{MessageID: "telegram:42:9", At: now().UnixMilli(), Pending: true})
+	r.store.MarkStop(context.Background(), "agent:main:main", stopmark.Mark{MessageID: "telegram:42:9", At: now().UnixMilli(), Pending: true})
 	if err := <-done; err != nil {
 		t.Fatalf("Handle: %v", err)
 	}
@@ -208,7 +208,7 @@ type markingModel struct {
 }
 
 func (m *markingModel) Complete(ctx context.Context, _ model.Request) (model.Response, error) {
-	m.r.store.MarkStop(ctx, "agent:main:main", turn.Stop{MessageID: "telegram:42:9", At: m.now().UnixMilli(), Pending: true})
+	m.r.store.MarkStop(ctx, "agent:main:main", stopmark.Mark{MessageID: "telegram:42:9", At: m.now().UnixMilli(), Pending: true})
 	return final("the quick answer"), nil
 }
 

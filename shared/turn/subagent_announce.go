@@ -10,6 +10,8 @@ import (
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/outbox"
+	"github.com/zero-gateway/zero/shared/receipt"
 	"github.com/zero-gateway/zero/shared/run"
 	"github.com/zero-gateway/zero/shared/session"
 )
@@ -61,7 +63,7 @@ func archiveSubagent(e *session.Entry, cfg *config.Config, key string, nowMS int
 // deduplicates its delivery message) and deleting an absent session
 // succeeds, so a replay after a crash announces once. Errors (the store,
 // the outbox, the queue) are returned for the step to be retried.
-func (p *Processor) finishSubagent(ctx context.Context, m inbound.Message, rec Record) error {
+func (p *Processor) finishSubagent(ctx context.Context, m inbound.Message, rec receipt.Receipt) error {
 	f := m.Flow
 	if f == nil || f.Kind != inbound.FlowSubagent {
 		return nil
@@ -87,7 +89,7 @@ func (p *Processor) finishSubagent(ctx context.Context, m inbound.Message, rec R
 }
 
 // announceSubagent puts the announce of the child's run rec in the outbox.
-func (p *Processor) announceSubagent(ctx context.Context, m inbound.Message, f inbound.Flow, rec Record) error {
+func (p *Processor) announceSubagent(ctx context.Context, m inbound.Message, f inbound.Flow, rec receipt.Receipt) error {
 	if f.Route == nil {
 		p.log().WarnContext(ctx, "sub-agent announce skipped: the requester had no chat to announce to", "flow", f.ID, "requester", f.Requester)
 		return nil
@@ -105,8 +107,8 @@ func (p *Processor) announceSubagent(ctx context.Context, m inbound.Message, f i
 		return err
 	}
 	r := *f.Route
-	return p.announce(ctx, OutboxItem{
-		ID: flowStepID(f.ID, OutboxSubagent, 0), Kind: OutboxSubagent, SessionKey: m.SessionKey,
+	return p.announce(ctx, outbox.Item{
+		ID: flowStepID(f.ID, outbox.KindSubagent, 0), Kind: outbox.KindSubagent, SessionKey: m.SessionKey,
 		Delivery: session.DeliveryContext{Channel: r.Channel, To: r.To, AccountID: r.AccountID, ThreadID: r.ThreadID},
 		Text:     subagentAnnounce(cfg, f, m.SessionKey, child, rec, p.Now(), p.callsOf(ctx)),
 	})
@@ -155,7 +157,7 @@ func (p *Processor) readEntry(ctx context.Context, key string) (session.Entry, e
 //	Result: <the reply>
 //	Notes: <label, cleanup, ...>
 //	Stats: runtime · tokens · session and id · transcript · cost
-func subagentAnnounce(cfg *config.Config, f inbound.Flow, key string, child session.Entry, rec Record, now time.Time, counted map[string]int) string {
+func subagentAnnounce(cfg *config.Config, f inbound.Flow, key string, child session.Entry, rec receipt.Receipt, now time.Time, counted map[string]int) string {
 	result := strings.TrimSpace(rec.Reply)
 	if result == "" {
 		result = "(no reply)"

@@ -10,6 +10,7 @@ import (
 	"github.com/zero-gateway/zero/shared/cost"
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/receipt"
 	"github.com/zero-gateway/zero/shared/session"
 )
 
@@ -24,7 +25,7 @@ const subagentInvocations = 2
 // and ZERO's own infrastructure from the run's AWS calls (counted, see
 // infraCost) and the runtime taken as the runner's Lambda time, at AWS
 // list prices.
-func subagentStats(cfg *config.Config, f inbound.Flow, key string, child session.Entry, rec Record, now time.Time, counted map[string]int) string {
+func subagentStats(cfg *config.Config, f inbound.Flow, key string, child session.Entry, rec receipt.Receipt, now time.Time, counted map[string]int) string {
 	runtime := time.Duration(0)
 	if f.StartedAt > 0 {
 		runtime = max(now.Sub(time.UnixMilli(f.StartedAt)), 0)

@@ -9,6 +9,7 @@ import (
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/run"
 	"github.com/zero-gateway/zero/shared/session"
+	"github.com/zero-gateway/zero/shared/stopmark"
 )
 
 // StopMarker is the Store capability behind /stop's sub-agent stop: write
@@ -16,13 +17,7 @@ import (
 // turntest.MemStore are one). A mark of the same /stop message already
 // there is left as it is, so writing it again is harmless.
 type StopMarker interface {
-	MarkStop(ctx context.Context, key string, s Stop) error
-}
-
-// RunReader reads a run's record (dynamo's RunStore and runtest.MemStore
-// are one); a missing run is fault.NotFound.
-type RunReader interface {
-	Get(ctx context.Context, runID string) (run.Record, error)
+	MarkStop(ctx context.Context, key string, s stopmark.Mark) error
 }
 
 // spawned is one sub-agent a session's sessions_spawn started.
@@ -38,7 +33,7 @@ type spawned struct {
 // which ends its run at its next check as a /stop in its own session
 // would, or drops its task if it has not started yet.
 //
-// Where the run store cannot be read (no RunReader), a child counts as
+// Where the deployment keeps no runs (no Processor.Runs), a child counts as
 // running while it has no session entry (a child's entry is written when
 // its first run commits). Sub-agents whose spawn the context no longer
 // holds (compacted or trimmed away) are not found. Idempotent: a retried
@@ -56,7 +51,7 @@ func (p *Processor) stopSubagents(ctx context.Context, t *turnState) (int, error
 	if snap.Context == nil {
 		return 0, nil
 	}
-	mark := Stop{MessageID: t.msg.ID, At: p.Now().UnixMilli(), Pending: true}
+	mark := stopmark.Mark{MessageID: t.msg.ID, At: p.Now().UnixMilli(), Pending: true}
 	n := 0
 	for _, c := range spawnedBy(snap.Context.Messages) {
 		running, err := p.subagentRunning(ctx, c)
@@ -97,8 +92,8 @@ func spawnedBy(msgs []model.Message) []spawned {
 // subagentRunning reports whether c's run has not ended: its run record
 // is running or not written yet (the task is still queued).
 func (p *Processor) subagentRunning(ctx context.Context, c spawned) (bool, error) {
-	if runs, ok := p.Runs.(RunReader); ok && c.runID != "" {
-		rec, err := runs.Get(ctx, c.runID)
+	if p.Runs != nil && c.runID != "" {
+		rec, err := p.Runs.Get(ctx, c.runID)
 		switch {
 		case fault.Is(err, fault.NotFound):
 			return true, nil

@@ -9,20 +9,22 @@ import (
 
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/outbox"
+	"github.com/zero-gateway/zero/shared/outbox/outboxtest"
+	"github.com/zero-gateway/zero/shared/receipt"
 	"github.com/zero-gateway/zero/shared/run"
 	"github.com/zero-gateway/zero/shared/run/runtest"
 	"github.com/zero-gateway/zero/shared/session"
-	"github.com/zero-gateway/zero/shared/turn"
-	"github.com/zero-gateway/zero/shared/turn/turntest"
+	"github.com/zero-gateway/zero/shared/stopmark"
 )
 
 // spawnRig is a send rig on zero.json doc with an outbox, after one spawn
 // (args) whose child turn ran (without its announce); it returns the
 // child's message.
-func spawnRig(t *testing.T, doc, args string) (*rig, *memQueue, *turntest.MemOutbox, inbound.Message) {
+func spawnRig(t *testing.T, doc, args string) (*rig, *memQueue, *outboxtest.MemStore, inbound.Message) {
 	t.Helper()
 	r, q := sendRig(t, doc)
-	out := &turntest.MemOutbox{}
+	out := &outboxtest.MemStore{}
 	r.proc.Outbox, r.proc.Work = out, q
 	if res := r.callTool(t, "sessions_spawn", args); res.IsError {
 		t.Fatalf("sessions_spawn: %s", res.Content)
@@ -44,12 +46,12 @@ func spawnRig(t *testing.T, doc, args string) (*rig, *memQueue, *turntest.MemOut
 // child session after the announce. A replay puts the item once.
 func TestFinishSubagent(t *testing.T) {
 	const priced = `{models: {providers: {zero: {models: [{id: "echo", cost: {input: 1, output: 10}}]}}}, channels: {telegram: {allowFrom: ["*"]}}}`
-	ok := turn.Record{Outcome: run.StatusOK, Reply: "42 errors", Usage: run.Usage{Input: 1000, Output: 200, Total: 1200}}
+	ok := receipt.Receipt{Outcome: run.StatusOK, Reply: "42 errors", Usage: run.Usage{Input: 1000, Output: 200, Total: 1200}}
 	tests := []struct {
 		name    string
 		doc     string
 		args    string
-		rec     turn.Record
+		rec     receipt.Receipt
 		noRoute bool
 		want    []string // the announce's lines but the stats; nil: no announce
 		stats   []string // parts the stats line holds
@@ -67,16 +69,16 @@ func TestFinishSubagent(t *testing.T) {
 			want:  []string{"Status: ok", "Result: 42 errors", "Notes: none"},
 			stats: []string{"cost model $0.0030 (zero/echo)"}},
 		{name: "aborted: the status is the outcome", args: `{"task": "t"}`,
-			rec:  turn.Record{Outcome: run.StatusAborted, Reply: "Status: ok, all done"},
+			rec:  receipt.Receipt{Outcome: run.StatusAborted, Reply: "Status: ok, all done"},
 			want: []string{"Status: aborted", "Result: Status: ok, all done", "Notes: the run was stopped (/stop)"}},
-		{name: "timeout", args: `{"task": "t"}`, rec: turn.Record{Outcome: run.StatusTimeout, Reply: "partial"},
+		{name: "timeout", args: `{"task": "t"}`, rec: receipt.Receipt{Outcome: run.StatusTimeout, Reply: "partial"},
 			want: []string{"Status: timeout", "Result: partial", "Notes: the run hit its time limit"}},
-		{name: "ANNOUNCE_SKIP is silent", args: `{"task": "t"}`, rec: turn.Record{Outcome: run.StatusOK, Reply: " ANNOUNCE_SKIP\n"}},
+		{name: "ANNOUNCE_SKIP is silent", args: `{"task": "t"}`, rec: receipt.Receipt{Outcome: run.StatusOK, Reply: " ANNOUNCE_SKIP\n"}},
 		{name: "no route: skipped", args: `{"task": "t"}`, rec: ok, noRoute: true},
 		{name: "cleanup delete", args: `{"task": "t", "cleanup": "delete"}`, rec: ok, deleted: true,
 			want: []string{"Status: ok", "Result: 42 errors", "Notes: the sub-agent session is deleted after this announce (its transcript stays)"}},
 		{name: "cleanup delete, silent", args: `{"task": "t", "cleanup": "delete"}`, deleted: true,
-			rec: turn.Record{Outcome: run.StatusOK, Reply: "ANNOUNCE_SKIP"}},
+			rec: receipt.Receipt{Outcome: run.StatusOK, Reply: "ANNOUNCE_SKIP"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -114,7 +116,7 @@ func TestFinishSubagent(t *testing.T) {
 // checkAnnounce checks the outbox holds one sub-agent item for the
 // requester's chat with want's lines and a stats line holding stats, or
 // nothing when want is nil.
-func checkAnnounce(t *testing.T, items []turn.OutboxItem, child inbound.Message, want, stats []string) {
+func checkAnnounce(t *testing.T, items []outbox.Item, child inbound.Message, want, stats []string) {
 	t.Helper()
 	if want == nil {
 		if len(items) != 0 {
@@ -126,7 +128,7 @@ func checkAnnounce(t *testing.T, items []turn.OutboxItem, child inbound.Message,
 		t.Fatalf("outbox = %+v; want one item", items)
 	}
 	it := items[0]
-	if it.Kind != turn.OutboxSubagent || it.SessionKey != child.SessionKey || it.Delivery != (session.DeliveryContext{Channel: "telegram", To: "7"}) {
+	if it.Kind != outbox.KindSubagent || it.SessionKey != child.SessionKey || it.Delivery != (session.DeliveryContext{Channel: "telegram", To: "7"}) {
 		t.Errorf("item = %+v; want a sub-agent item of %s for telegram 7", it, child.SessionKey)
 	}
 	lines := strings.Split(it.Text, "\n")
@@ -186,7 +188,7 @@ func TestStopStopsSubagents(t *testing.T) {
 				}
 			}
 			stop := msg(2001, "/stop")
-			if err := r.store.MarkStop(context.Background(), stop.SessionKey, turn.Stop{MessageID: stop.ID, At: r.clock.UnixMilli(), Pending: true}); err != nil {
+			if err := r.store.MarkStop(context.Background(), stop.SessionKey, stopmark.Mark{MessageID: stop.ID, At: r.clock.UnixMilli(), Pending: true}); err != nil {
 				t.Fatal(err)
 			}
 			r.handle(t, stop)

@@ -3,29 +3,33 @@ package turn
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/zero-gateway/zero/shared/agent"
+	"github.com/zero-gateway/zero/shared/config"
+	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/session"
 	"github.com/zero-gateway/zero/shared/tool"
+	"github.com/zero-gateway/zero/shared/tools"
+	"github.com/zero-gateway/zero/shared/tools/builtin"
 	"github.com/zero-gateway/zero/shared/workspace"
 )
 
-// tools returns the tools of one run: those ZERO provides for this turn
-// that the tool policy allows for the agent and model. The same set is
-// described in the system prompt and sent as the provider's tool schema;
-// the loop refuses a call to anything else. The policy's warnings (an
-// allowlist of only unknown tools, ignored; unknown names) go to the
-// run's log, not only to `zero tools`.
+// tools returns the tools of one run: those of the built-in registry
+// (shared/tools/builtin) that the tool policy allows for the agent and
+// model and that this deployment and run can have (each entry's switch
+// and constructor decide: a backend in p.Tools, tools.web.*.enabled, an
+// image model, ...). The same set is described in the system prompt and
+// sent as the provider's tool schema; the loop refuses a call to
+// anything else. The policy's warnings (an allowlist of only unknown
+// tools, ignored; unknown names) go to the run's log, not only to `zero
+// tools`.
 //
 // A run is sandboxed when its agent's agents.list[] entry has a sandbox
 // block (config.Agent.Sandboxed); a sub-agent's is one whose key is
-// agent:<id>:subagent:<uuid>. sessions_list and sessions_history are
-// provided when the store can read other sessions (SessionReader), and
-// sessions_send when the Processor also has an Ingress; sessions_spawn
-// whenever it has an Ingress (never to a sub-agent: the policy denies it);
-// memory_search and memory_get when it has a Memory; web_fetch and
-// web_search when it has their backend and tools.web enables them.
+// agent:<id>:subagent:<uuid>. The engine supplies its own tools'
+// constructors (engineTools).
 //
 // The pre-compaction memory flush's run (ctx marked by withFlush) gets
 // only the file and memory tools among those, its writes confined to the
@@ -36,37 +40,69 @@ func (p *Processor) tools(ctx context.Context, t *turnState, e session.Entry, re
 	for _, w := range decision.Warnings {
 		p.log().WarnContext(ctx, "tool policy: "+w, "session", t.msg.SessionKey, "agent", e.AgentID, "model", ref.String())
 	}
-	view := newSessionView(t, e, decision)
-	provided := []agent.Tool{statusTool{p: p, t: t, e: e}}
-	if store, ok := p.Store.(SessionReader); ok {
-		provided = append(provided, sessionsListTool{p: p, store: store, view: view}, sessionsHistoryTool{p: p, store: store, view: view})
-		if p.Ingress != nil {
-			provided = append(provided, sessionsSendTool{p: p, store: store, view: view, ingress: p.Ingress, caller: t.msg, sends: &sendCounter{}})
-		}
-	}
-	if p.Ingress != nil {
-		provided = append(provided, sessionsSpawnTool{p: p, view: view, ingress: p.Ingress, caller: t.msg, entry: e, spawns: &sendCounter{}})
-	}
-	provided = append(provided, agentsListTool{view: view})
-	provided = append(provided, p.webTools(t.cfg)...)
-	provided = append(provided, p.imageTools(t.cfg, agentOf(t.msg.SessionKey, e), ref, t.msg)...) // image (image_tool.go)
-	// cron and gateway (automation_tools.go)
-	provided = append(provided, p.automationTools(t, e)...)
-	provided = append(provided, p.fileTools(t.cfg, agentOf(t.msg.SessionKey, e), ref)...)
-	provided = append(provided, p.messageTools(t, e)...) // message, where the runner has channel messengers
-	if p.Memory != nil {
-		provided = append(provided, memorySearchTool{mem: p.Memory, agentID: agentOf(t.msg.SessionKey, e)}, memoryGetTool{mem: p.Memory, agentID: agentOf(t.msg.SessionKey, e)})
-	}
+	registry := builtin.Registry(p.Tools).Supply(p.engineTools(t, e, newSessionView(t, e, decision)))
 	var allowed []agent.Tool
-	for _, tl := range provided {
-		if decision.Allowed(tl.Spec().Name) {
-			allowed = append(allowed, tl)
-		}
+	for _, tl := range registry.Build(p.toolRun(t, e, ref), decision.Allowed) {
+		allowed = append(allowed, tl)
 	}
 	if inFlush(ctx) {
 		return flushTools(allowed)
 	}
 	return allowed
+}
+
+// toolRun is the run t of entry e on ref as its tools see it.
+func (p *Processor) toolRun(t *turnState, e session.Entry, ref model.Ref) tools.Run {
+	cfg := t.cfg
+	if cfg == nil {
+		cfg = config.Default()
+	}
+	now := p.Now
+	if now == nil {
+		now = time.Now
+	}
+	channel := t.msg.Channel
+	return tools.Run{Config: cfg, Message: t.msg, AgentID: agentOf(t.msg.SessionKey, e), Entry: e, Model: ref, Now: now,
+		Ingress: p.queue(), Models: p.Models,
+		FetchAttachment: func(ctx context.Context, a inbound.Attachment, maxBytes int64) (model.Image, error) {
+			return p.fetchAttachment(ctx, channel, a, maxBytes)
+		}}
+}
+
+// engineTools are the constructors of the tools the engine implements
+// itself, for the run t of entry e: session_status and agents_list
+// always; sessions_list and sessions_history when the store can read
+// other sessions (SessionReader), sessions_send when the Processor also
+// has a Door; sessions_spawn whenever it has a Door (never to a
+// sub-agent: the policy denies it); message where it has channel
+// Messengers.
+func (p *Processor) engineTools(t *turnState, e session.Entry, view sessionView) map[string]tools.New {
+	store, reads := p.Store.(SessionReader)
+	door := p.queue()
+	return map[string]tools.New{
+		builtin.SessionStatus:   func(tools.Run) tools.Tool { return statusTool{p: p, t: t, e: e} },
+		builtin.SessionsList:    when(reads, func() tools.Tool { return sessionsListTool{p: p, store: store, view: view} }),
+		builtin.SessionsHistory: when(reads, func() tools.Tool { return sessionsHistoryTool{p: p, store: store, view: view} }),
+		builtin.SessionsSend: when(reads && door != nil, func() tools.Tool {
+			return sessionsSendTool{p: p, store: store, view: view, ingress: door, caller: t.msg, sends: &tools.Counter{}}
+		}),
+		builtin.SessionsSpawn: when(door != nil, func() tools.Tool {
+			return sessionsSpawnTool{p: p, view: view, ingress: door, caller: t.msg, entry: e, spawns: &tools.Counter{}}
+		}),
+		builtin.AgentsList: func(tools.Run) tools.Tool { return agentsListTool{view: view} },
+		builtin.Message:    func(tools.Run) tools.Tool { return p.messageToolFor(t, e) },
+	}
+}
+
+// when is a constructor that builds with build when ok, else offers
+// nothing.
+func when(ok bool, build func() tools.Tool) tools.New {
+	return func(tools.Run) tools.Tool {
+		if !ok {
+			return nil
+		}
+		return build()
+	}
 }
 
 // Workspace supplies an agent's bootstrap files and skills (a

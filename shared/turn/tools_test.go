@@ -11,9 +11,10 @@ import (
 
 	"github.com/zero-gateway/zero/shared/cron"
 	"github.com/zero-gateway/zero/shared/fault"
-	"github.com/zero-gateway/zero/shared/inbound"
+	"github.com/zero-gateway/zero/shared/ingest"
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/tool"
+	"github.com/zero-gateway/zero/shared/tools/builtin"
 	"github.com/zero-gateway/zero/shared/turn"
 	"github.com/zero-gateway/zero/shared/workspace"
 )
@@ -223,13 +224,14 @@ func TestWorkspaceInPromptAndContextCommand(t *testing.T) {
 // column (tool.Provided) and the tools a turn really offers in step.
 func TestProvidedToolsMatchTheInventory(t *testing.T) {
 	r := newRig()
-	r.proc.Store = r.store             // a store that reads other sessions, as deployed
-	r.proc.Ingress = queuedNowhere{}   // and a way into the work queue
-	r.proc.Memory = agentMemory()      // and the workspace bucket
-	r.proc.Files = newWorkspaceStore() // the file tools' store
-	r.proc.WebFetch, r.proc.WebSearch = testFetcher(), &fakeSearcher{}
+	r.proc.Store = r.store        // a store that reads other sessions, as deployed
+	r.proc.Door = queuedNowhere{} // and a way into the work queue
+	r.proc.Tools = builtin.Deps{
+		Memory: agentMemory(), Files: newWorkspaceStore(), // the workspace bucket
+		WebFetch: testFetcher(), WebSearch: &fakeSearcher{},
+		Cron: &cron.Service{Store: &cron.Memory{}}, ConfigDoc: &memDoc{}, // the cron store, the config parameter
+	}
 	r.proc.Messengers = map[string]turn.Messenger{"telegram": &fakeMessenger{}}
-	r.proc.Cron, r.proc.ConfigDoc = &cron.Service{Store: &cron.Memory{}}, &memDoc{}                                                    // the cron store, the config parameter
 	r.settings.set(webConfig[:len(webConfig)-1] + ", commands: {restart: true}, agents: {defaults: {imageModel: \"openai/gpt-4o\"}}}") // web_search and gateway are on only when enabled; image with an image model
 	r.proc.Models["openai"] = &visionModel{}                                                                                           // the image model's provider
 	llm := &scriptModel{answers: []model.Response{final("ok")}}
@@ -252,10 +254,12 @@ func TestProvidedToolsMatchTheInventory(t *testing.T) {
 	}
 }
 
-// queuedNowhere is an Ingress that accepts and keeps nothing.
+// queuedNowhere is a Door that accepts and keeps nothing.
 type queuedNowhere struct{}
 
-func (queuedNowhere) Queue(context.Context, inbound.Message) (string, error) { return "run-x", nil }
+func (queuedNowhere) Accept(_ context.Context, r ingest.Request) (ingest.Outcome, error) {
+	return ingest.Queued{Message: r.Message, RunID: "run-x"}, nil
+}
 
 // TestAPIRunChoices: a run requested through the gateway with an extra
 // system prompt and its own timeout gets both.
@@ -296,8 +300,8 @@ func TestRunCutByTheInvocationDeadlineIsRetried(t *testing.T) {
 	if len(r.sender.sent) != 0 {
 		t.Fatalf("sent %+v; want nothing (the message is retried)", r.sender.sent)
 	}
-	if snap, _ := r.store.Load(context.Background(), "agent:main:main", msg(1, "").ID); snap.Record != nil {
-		t.Fatalf("record %+v; want none (nothing committed)", snap.Record)
+	if snap, _ := r.store.Load(context.Background(), "agent:main:main", msg(1, "").ID); snap.Receipt != nil {
+		t.Fatalf("record %+v; want none (nothing committed)", snap.Receipt)
 	}
 }
 

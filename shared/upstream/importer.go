@@ -9,6 +9,7 @@ import (
 	"github.com/zero-gateway/zero/shared/contextstore"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/session"
+	"github.com/zero-gateway/zero/shared/sessionstate"
 	"github.com/zero-gateway/zero/shared/transcript"
 	"github.com/zero-gateway/zero/shared/turn"
 )
@@ -20,7 +21,7 @@ type Sessions interface {
 	Get(ctx context.Context, key string) (session.Entry, error)
 	// PutImported writes e and its context c under key, all or nothing,
 	// only if key's entry is still prev (nil: absent), at prev.Version+1.
-	PutImported(ctx context.Context, key string, prev *session.Entry, e session.Entry, c turn.Context) error
+	PutImported(ctx context.Context, key string, prev *session.Entry, e session.Entry, c sessionstate.ModelContext) error
 }
 
 // Outcome is what Import did (or, dry, would do) with one session.
@@ -149,7 +150,7 @@ func (im *Importer) write(ctx context.Context, key string, prev *session.Entry, 
 	if err != nil {
 		return fmt.Errorf("store the context of %s: %w", key, err)
 	}
-	c := turn.Context{SessionID: e.SessionID, Base: split.Base, BaseLen: split.BaseLen, Messages: split.Tail}
+	c := sessionstate.ModelContext{SessionID: e.SessionID, Base: split.Base, BaseLen: split.BaseLen, Messages: split.Tail}
 	err = im.Sessions.PutImported(ctx, key, prev, e, c)
 	if err == nil {
 		return nil

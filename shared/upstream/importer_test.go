@@ -11,21 +11,21 @@ import (
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/session"
+	"github.com/zero-gateway/zero/shared/sessionstate"
 	"github.com/zero-gateway/zero/shared/transcript"
 	"github.com/zero-gateway/zero/shared/transcript/transcripttest"
-	"github.com/zero-gateway/zero/shared/turn"
 )
 
 // memSessions is an in-memory Sessions with the version rule of
 // shared/dynamo's PutImported.
 type memSessions struct {
 	entries  map[string]session.Entry
-	contexts map[string]turn.Context
+	contexts map[string]sessionstate.ModelContext
 	fail     error // returned by the next PutImported
 }
 
 func newMemSessions() *memSessions {
-	return &memSessions{entries: map[string]session.Entry{}, contexts: map[string]turn.Context{}}
+	return &memSessions{entries: map[string]session.Entry{}, contexts: map[string]sessionstate.ModelContext{}}
 }
 
 func (m *memSessions) Get(_ context.Context, key string) (session.Entry, error) {
@@ -36,7 +36,7 @@ func (m *memSessions) Get(_ context.Context, key string) (session.Entry, error) 
 	return e, nil
 }
 
-func (m *memSessions) PutImported(_ context.Context, key string, prev *session.Entry, e session.Entry, c turn.Context) error {
+func (m *memSessions) PutImported(_ context.Context, key string, prev *session.Entry, e session.Entry, c sessionstate.ModelContext) error {
 	if err := m.fail; err != nil {
 		m.fail = nil
 		return err

@@ -1,5 +1,7 @@
-// Package crontest is the conformance suite of cron.Store: every
-// implementation (the in-memory store, DynamoDB) runs TestStore.
+// Package crontest holds the conformance suites of the cron ports: every
+// cron.Store (the in-memory store, DynamoDB) runs TestStore, every
+// cron.Schedules (cron.MemorySchedules, EventBridge Scheduler) runs
+// TestSchedules.
 package crontest
 
 import (

@@ -116,7 +116,7 @@ func (m *MemStore) Events(_ context.Context, runID string, afterSeq int64, limit
 	return out, nil
 }
 
-// LastSeq implements run.Reader.
+// LastSeq implements run.Store.
 func (m *MemStore) LastSeq(_ context.Context, runID string) (int64, error) {
 	if err := run.CheckID(runID); err != nil {
 		return 0, err
@@ -191,7 +191,7 @@ func fill(stored, rec run.Record) run.Record {
 
 // Settle writes rec (a terminal record) and events at once, whatever the
 // stored status: the write of a run outcome that rides in a turn's commit
-// (turn.Extra.Run), which its message record already makes happen once.
+// (sessionstate.Extra.Run), which its message receipt already makes happen once.
 // Stored fields keep their values except those Finish sets; a run with no
 // record gets rec as it is.
 func (m *MemStore) Settle(rec run.Record, events []run.Event) error {

@@ -4,9 +4,12 @@ import (
 	"context"
 
 	"github.com/zero-gateway/zero/shared/fault"
+	"github.com/zero-gateway/zero/shared/receipt"
 	"github.com/zero-gateway/zero/shared/run"
 	"github.com/zero-gateway/zero/shared/run/runtest"
 	"github.com/zero-gateway/zero/shared/session"
+	"github.com/zero-gateway/zero/shared/sessionstate"
+	"github.com/zero-gateway/zero/shared/stopmark"
 	"github.com/zero-gateway/zero/shared/turn"
 )
 
@@ -23,7 +26,7 @@ func (m *MemStore) UseRuns(runs *runtest.MemStore) *MemStore {
 }
 
 // CommitsRunsOf implements turn.Committer.
-func (m *MemStore) CommitsRunsOf(rs turn.RunStore) bool {
+func (m *MemStore) CommitsRunsOf(rs run.Store) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r, ok := rs.(*runtest.MemStore)
@@ -33,7 +36,7 @@ func (m *MemStore) CommitsRunsOf(rs turn.RunStore) bool {
 // CommitWith implements turn.Committer: the stop check, the commit and
 // the run's outcome happen under the store's lock, so the whole is atomic
 // (the run store is only ever written after the checks passed).
-func (m *MemStore) CommitWith(_ context.Context, key string, e session.Entry, c turn.Context, r turn.Record, x turn.Extra) error {
+func (m *MemStore) CommitWith(_ context.Context, key string, e session.Entry, c sessionstate.ModelContext, r receipt.Receipt, x sessionstate.Extra) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.Calls++
@@ -50,7 +53,7 @@ func (m *MemStore) CommitWith(_ context.Context, key string, e session.Entry, c 
 	}
 	if s := x.Stop; s != nil {
 		if st, ok := m.stops[key]; ok && st.Active(s.MessageID, s.NowMS) {
-			return fault.Wrap(fault.Conflict, turn.ErrStopPending, "commit turn %s: stopped by %s", r.MessageID, st.MessageID)
+			return fault.Wrap(fault.Conflict, stopmark.ErrPending, "commit turn %s: stopped by %s", r.MessageID, st.MessageID)
 		}
 	}
 	if err := m.commit(key, e, c, r); err != nil {
@@ -63,7 +66,7 @@ func (m *MemStore) CommitWith(_ context.Context, key string, e session.Entry, c 
 }
 
 // CommitsRunsOf implements turn.Committer for the wrapped store.
-func (s *CrashStore) CommitsRunsOf(rs turn.RunStore) bool {
+func (s *CrashStore) CommitsRunsOf(rs run.Store) bool {
 	c, ok := s.Store.(turn.Committer)
 	return ok && c.CommitsRunsOf(rs)
 }
@@ -71,7 +74,7 @@ func (s *CrashStore) CommitsRunsOf(rs turn.RunStore) bool {
 // CommitWith implements turn.Committer, failing like Commit (the two share
 // the Commit counters). A wrapped store without the capability commits
 // with Commit when x asks for nothing.
-func (s *CrashStore) CommitWith(ctx context.Context, key string, e session.Entry, c turn.Context, r turn.Record, x turn.Extra) error {
+func (s *CrashStore) CommitWith(ctx context.Context, key string, e session.Entry, c sessionstate.ModelContext, r receipt.Receipt, x sessionstate.Extra) error {
 	return s.around(&s.CommitBefore, &s.CommitAfter, func() error {
 		if cm, ok := s.Store.(turn.Committer); ok {
 			return cm.CommitWith(ctx, key, e, c, r, x)

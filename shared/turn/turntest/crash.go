@@ -5,7 +5,9 @@ import (
 	"errors"
 
 	"github.com/zero-gateway/zero/shared/fault"
+	"github.com/zero-gateway/zero/shared/receipt"
 	"github.com/zero-gateway/zero/shared/session"
+	"github.com/zero-gateway/zero/shared/sessionstate"
 	"github.com/zero-gateway/zero/shared/turn"
 )
 
@@ -26,13 +28,13 @@ type CrashStore struct {
 }
 
 // Commit implements turn.Store.
-func (s *CrashStore) Commit(ctx context.Context, key string, e session.Entry, c turn.Context, r turn.Record) error {
+func (s *CrashStore) Commit(ctx context.Context, key string, e session.Entry, c sessionstate.ModelContext, r receipt.Receipt) error {
 	return s.around(&s.CommitBefore, &s.CommitAfter, func() error { return s.Store.Commit(ctx, key, e, c, r) })
 }
 
 // Move implements turn.Mover when the wrapped store does; otherwise it
 // returns a fault.Internal error.
-func (s *CrashStore) Move(ctx context.Context, from string, fromVersion int64, to string, e session.Entry, r turn.Record) error {
+func (s *CrashStore) Move(ctx context.Context, from string, fromVersion int64, to string, e session.Entry, r receipt.Receipt) error {
 	m, ok := s.Store.(turn.Mover)
 	if !ok {
 		return fault.New(fault.Internal, "move session: %T does not implement turn.Mover", s.Store)

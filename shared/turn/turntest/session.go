@@ -10,8 +10,10 @@ import (
 
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/receipt"
 	"github.com/zero-gateway/zero/shared/session"
 	"github.com/zero-gateway/zero/shared/session/sessiontest"
+	"github.com/zero-gateway/zero/shared/sessionstate"
 	"github.com/zero-gateway/zero/shared/turn"
 )
 
@@ -105,7 +107,7 @@ func (m *MemStore) Delete(_ context.Context, key string) error {
 }
 
 // Move implements turn.Mover.
-func (m *MemStore) Move(_ context.Context, from string, fromVersion int64, to string, e session.Entry, r turn.Record) error {
+func (m *MemStore) Move(_ context.Context, from string, fromVersion int64, to string, e session.Entry, r receipt.Receipt) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.Calls++
@@ -122,7 +124,7 @@ func (m *MemStore) Move(_ context.Context, from string, fromVersion int64, to st
 	case recorded:
 		return fault.New(fault.Conflict, "message %s already committed", r.MessageID)
 	}
-	r.State = turn.Committed
+	r.State = receipt.Committed
 	m.entries[to] = e
 	delete(m.entries, from)
 	delete(m.contexts, from)
@@ -152,8 +154,8 @@ func SessionHarness(s SessionStore) sessiontest.Harness {
 		Store: s,
 		Seed: func(ctx context.Context, key string, e session.Entry) error {
 			msg := fmt.Sprintf("sessiontest:%s:%s:%d", seedRun, key, seeds.Add(1))
-			c := turn.Context{SessionID: e.SessionID, Messages: []model.Message{{Role: model.User, Content: "hi"}}}
-			return s.Commit(ctx, key, e, c, turn.Record{MessageID: msg, SessionKey: key, State: turn.Committed})
+			c := sessionstate.ModelContext{SessionID: e.SessionID, Messages: []model.Message{{Role: model.User, Content: "hi"}}}
+			return s.Commit(ctx, key, e, c, receipt.Receipt{MessageID: msg, SessionKey: key, State: receipt.Committed})
 		},
 		HasContext: func(ctx context.Context, key string) (bool, error) {
 			snap, err := s.Load(ctx, key, "sessiontest:probe")

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/zero-gateway/zero/shared/fault"
+	"github.com/zero-gateway/zero/shared/stopmark"
 	"github.com/zero-gateway/zero/shared/turn"
 )
 
@@ -17,7 +18,7 @@ var _ turn.Stops = (*MemStore)(nil)
 // MarkStop writes key's stop mark, as a channel function does when a /stop
 // arrives; it replaces an earlier mark of another message and leaves one
 // of the same message as it is (see dynamo.Store.MarkStop).
-func (m *MemStore) MarkStop(_ context.Context, key string, s turn.Stop) error {
+func (m *MemStore) MarkStop(_ context.Context, key string, s stopmark.Mark) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.Calls++
@@ -29,7 +30,7 @@ func (m *MemStore) MarkStop(_ context.Context, key string, s turn.Stop) error {
 }
 
 // StopMark implements turn.Stops.
-func (m *MemStore) StopMark(_ context.Context, key string) (*turn.Stop, error) {
+func (m *MemStore) StopMark(_ context.Context, key string) (*stopmark.Mark, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.Calls++
@@ -72,7 +73,7 @@ func (m *MemStore) StopDone(_ context.Context, key, stopMessageID string) error 
 
 // StopMark passes through to the wrapped store's turn.Stops (nil mark when
 // it has none), so the runner's /stop path runs under crash tests too.
-func (s *CrashStore) StopMark(ctx context.Context, key string) (*turn.Stop, error) {
+func (s *CrashStore) StopMark(ctx context.Context, key string) (*stopmark.Mark, error) {
 	if st, ok := s.Store.(turn.Stops); ok {
 		return st.StopMark(ctx, key)
 	}
@@ -97,9 +98,9 @@ func (s *CrashStore) StopDone(ctx context.Context, key, stopMessageID string) er
 
 // MarkStop passes through to the wrapped store's MarkStop, as a channel
 // function writes the mark; a store without it returns fault.Internal.
-func (s *CrashStore) MarkStop(ctx context.Context, key string, st turn.Stop) error {
+func (s *CrashStore) MarkStop(ctx context.Context, key string, st stopmark.Mark) error {
 	m, ok := s.Store.(interface {
-		MarkStop(ctx context.Context, key string, s turn.Stop) error
+		MarkStop(ctx context.Context, key string, s stopmark.Mark) error
 	})
 	if !ok {
 		return fault.New(fault.Internal, "mark stop: %T cannot", s.Store)
@@ -111,7 +112,7 @@ func (s *CrashStore) MarkStop(ctx context.Context, key string, st turn.Stop) err
 // (the channel functions' side) and the runner's turn.Stops.
 type StopStore interface {
 	turn.Stops
-	MarkStop(ctx context.Context, key string, s turn.Stop) error
+	MarkStop(ctx context.Context, key string, s stopmark.Mark) error
 }
 
 // TestStopMarks is the conformance suite of stop marks: a new /stop
@@ -119,13 +120,13 @@ type StopStore interface {
 // mark once its turn cleared it.
 func TestStopMarks(t *testing.T, newStore func(t *testing.T) StopStore) {
 	ctx := context.Background()
-	mark := func(id string) turn.Stop { return turn.Stop{MessageID: id, At: 1000, Pending: true} }
+	mark := func(id string) stopmark.Mark { return stopmark.Mark{MessageID: id, At: 1000, Pending: true} }
 	tests := []struct {
 		name  string
 		steps func(s StopStore, key string) error
-		want  *turn.Stop
+		want  *stopmark.Mark
 	}{
-		{"a mark is written", func(s StopStore, key string) error { return s.MarkStop(ctx, key, mark("stop-1")) }, &turn.Stop{MessageID: "stop-1", At: 1000, Pending: true}},
+		{"a mark is written", func(s StopStore, key string) error { return s.MarkStop(ctx, key, mark("stop-1")) }, &stopmark.Mark{MessageID: "stop-1", At: 1000, Pending: true}},
 		{"a new /stop replaces another's mark", func(s StopStore, key string) error {
 			if err := s.MarkStop(ctx, key, mark("stop-1")); err != nil {
 				return err
@@ -133,8 +134,8 @@ func TestStopMarks(t *testing.T, newStore func(t *testing.T) StopStore) {
 			if err := s.CountStop(ctx, key, "stop-1", true); err != nil {
 				return err
 			}
-			return s.MarkStop(ctx, key, turn.Stop{MessageID: "stop-2", At: 2000, Pending: true})
-		}, &turn.Stop{MessageID: "stop-2", At: 2000, Pending: true}},
+			return s.MarkStop(ctx, key, stopmark.Mark{MessageID: "stop-2", At: 2000, Pending: true})
+		}, &stopmark.Mark{MessageID: "stop-2", At: 2000, Pending: true}},
 		{"a redelivered /stop keeps its counts", func(s StopStore, key string) error {
 			if err := s.MarkStop(ctx, key, mark("stop-1")); err != nil {
 				return err
@@ -142,8 +143,8 @@ func TestStopMarks(t *testing.T, newStore func(t *testing.T) StopStore) {
 			if err := s.CountStop(ctx, key, "stop-1", false); err != nil {
 				return err
 			}
-			return s.MarkStop(ctx, key, turn.Stop{MessageID: "stop-1", At: 5000, Pending: true})
-		}, &turn.Stop{MessageID: "stop-1", At: 1000, Pending: true, Dropped: 1}},
+			return s.MarkStop(ctx, key, stopmark.Mark{MessageID: "stop-1", At: 5000, Pending: true})
+		}, &stopmark.Mark{MessageID: "stop-1", At: 1000, Pending: true, Dropped: 1}},
 		{"a redelivered /stop does not re-arm its cleared mark", func(s StopStore, key string) error {
 			if err := s.MarkStop(ctx, key, mark("stop-1")); err != nil {
 				return err
@@ -151,8 +152,8 @@ func TestStopMarks(t *testing.T, newStore func(t *testing.T) StopStore) {
 			if err := s.StopDone(ctx, key, "stop-1"); err != nil {
 				return err
 			}
-			return s.MarkStop(ctx, key, turn.Stop{MessageID: "stop-1", At: 5000, Pending: true})
-		}, &turn.Stop{MessageID: "stop-1", At: 1000}},
+			return s.MarkStop(ctx, key, stopmark.Mark{MessageID: "stop-1", At: 5000, Pending: true})
+		}, &stopmark.Mark{MessageID: "stop-1", At: 1000}},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

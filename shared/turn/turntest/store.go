@@ -14,8 +14,11 @@ import (
 
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/receipt"
 	"github.com/zero-gateway/zero/shared/run/runtest"
 	"github.com/zero-gateway/zero/shared/session"
+	"github.com/zero-gateway/zero/shared/sessionstate"
+	"github.com/zero-gateway/zero/shared/stopmark"
 	"github.com/zero-gateway/zero/shared/turn"
 )
 
@@ -38,16 +41,16 @@ func TestStore(t *testing.T, newStore func(t *testing.T) turn.Store) {
 			AgentID: "main", TranscriptSeq: version, LastEntryID: "a1b2c3d4", Version: version,
 		}
 	}
-	context1 := turn.Context{SessionID: "3f1c2d4e-0000-4000-8000-000000000001", Messages: []model.Message{{Role: "user", Content: "hi"}, {Role: "assistant", Content: "hello"}}}
-	record := func(key, msg string) turn.Record {
-		return turn.Record{MessageID: msg, SessionKey: key, State: turn.Committed, Reply: "hello", Delivery: session.DeliveryContext{Channel: "telegram", To: "-100", ThreadID: "7"}}
+	context1 := sessionstate.ModelContext{SessionID: "3f1c2d4e-0000-4000-8000-000000000001", Messages: []model.Message{{Role: "user", Content: "hi"}, {Role: "assistant", Content: "hello"}}}
+	record := func(key, msg string) receipt.Receipt {
+		return receipt.Receipt{MessageID: msg, SessionKey: key, State: receipt.Committed, Reply: "hello", Delivery: session.DeliveryContext{Channel: "telegram", To: "-100", ThreadID: "7"}}
 	}
 
 	t.Run("load of unknown key is empty", func(t *testing.T) {
 		s := newStore(t)
 		key, msg := ids(t)
 		snap, err := s.Load(ctx, key, msg)
-		if err != nil || snap.Entry != nil || snap.Context != nil || snap.Record != nil {
+		if err != nil || snap.Entry != nil || snap.Context != nil || snap.Receipt != nil {
 			t.Fatalf("Load = %+v, %v; want empty snapshot", snap, err)
 		}
 	})
@@ -68,15 +71,15 @@ func TestStore(t *testing.T, newStore func(t *testing.T) turn.Store) {
 		if snap.Context == nil || !reflect.DeepEqual(*snap.Context, context1) {
 			t.Fatalf("context = %+v; want %+v", snap.Context, context1)
 		}
-		if snap.Record == nil || !reflect.DeepEqual(*snap.Record, r) {
-			t.Fatalf("record = %+v; want %+v", snap.Record, r)
+		if snap.Receipt == nil || !reflect.DeepEqual(*snap.Receipt, r) {
+			t.Fatalf("record = %+v; want %+v", snap.Receipt, r)
 		}
 	})
 	t.Run("empty fields round-trip as empty", func(t *testing.T) {
 		s := newStore(t)
 		key, msg := ids(t)
 		e := session.Entry{SessionID: "s", UpdatedAt: 1, Version: 1}
-		if err := s.Commit(ctx, key, e, turn.Context{SessionID: "s"}, turn.Record{MessageID: msg, SessionKey: key, State: turn.Committed}); err != nil {
+		if err := s.Commit(ctx, key, e, sessionstate.ModelContext{SessionID: "s"}, receipt.Receipt{MessageID: msg, SessionKey: key, State: receipt.Committed}); err != nil {
 			t.Fatalf("Commit: %v", err)
 		}
 		snap, err := s.Load(ctx, key, msg)
@@ -95,12 +98,12 @@ func TestStore(t *testing.T, newStore func(t *testing.T) turn.Store) {
 		}
 		other := entry(1)
 		other.SessionID = "other"
-		err := s.Commit(ctx, key, other, turn.Context{SessionID: "other"}, record(key, msg+"b"))
+		err := s.Commit(ctx, key, other, sessionstate.ModelContext{SessionID: "other"}, record(key, msg+"b"))
 		if !fault.Is(err, fault.Conflict) {
 			t.Fatalf("second version-1 Commit = %v; want fault.Conflict", err)
 		}
 		snap, _ := s.Load(ctx, key, msg+"b")
-		if snap.Entry == nil || snap.Entry.SessionID != entry(1).SessionID || snap.Record != nil || snap.Context.SessionID != context1.SessionID {
+		if snap.Entry == nil || snap.Entry.SessionID != entry(1).SessionID || snap.Receipt != nil || snap.Context.SessionID != context1.SessionID {
 			t.Fatalf("a failed Commit changed state: %+v", snap)
 		}
 	})
@@ -116,8 +119,8 @@ func TestStore(t *testing.T, newStore func(t *testing.T) turn.Store) {
 			t.Fatalf("stale Commit = %v; want fault.Conflict", err)
 		}
 		snap, _ := s.Load(ctx, key, msg+"stale")
-		if snap.Entry.Version != 3 || snap.Record != nil {
-			t.Fatalf("after stale Commit: version %d record %+v; want 3 and none", snap.Entry.Version, snap.Record)
+		if snap.Entry.Version != 3 || snap.Receipt != nil {
+			t.Fatalf("after stale Commit: version %d record %+v; want 3 and none", snap.Entry.Version, snap.Receipt)
 		}
 	})
 	t.Run("a committed message cannot commit twice", func(t *testing.T) {
@@ -140,7 +143,7 @@ func TestStore(t *testing.T, newStore func(t *testing.T) turn.Store) {
 		if err := s.Commit(ctx, key, entry(0), context1, record(key, msg)); !fault.Is(err, fault.Invalid) {
 			t.Fatalf("Commit of version 0 = %v; want fault.Invalid", err)
 		}
-		if snap, _ := s.Load(ctx, key, msg); snap.Entry != nil || snap.Record != nil {
+		if snap, _ := s.Load(ctx, key, msg); snap.Entry != nil || snap.Receipt != nil {
 			t.Fatalf("an invalid Commit wrote %+v", snap)
 		}
 	})
@@ -148,12 +151,12 @@ func TestStore(t *testing.T, newStore func(t *testing.T) turn.Store) {
 		s := newStore(t)
 		key, msg := ids(t)
 		r := record(key, msg)
-		r.State = turn.Done
+		r.State = receipt.Done
 		if err := s.Commit(ctx, key, entry(1), context1, r); err != nil {
 			t.Fatalf("Commit: %v", err)
 		}
-		if snap, _ := s.Load(ctx, key, msg); snap.Record == nil || snap.Record.State != turn.Committed {
-			t.Fatalf("record = %+v; want state committed whatever the caller passed", snap.Record)
+		if snap, _ := s.Load(ctx, key, msg); snap.Receipt == nil || snap.Receipt.State != receipt.Committed {
+			t.Fatalf("record = %+v; want state committed whatever the caller passed", snap.Receipt)
 		}
 	})
 	t.Run("finish marks done and is idempotent", func(t *testing.T) {
@@ -168,8 +171,8 @@ func TestStore(t *testing.T, newStore func(t *testing.T) turn.Store) {
 			}
 		}
 		snap, _ := s.Load(ctx, key, msg)
-		if snap.Record == nil || snap.Record.State != turn.Done || snap.Record.Reply != "" {
-			t.Fatalf("record after Finish = %+v; want done without reply", snap.Record)
+		if snap.Receipt == nil || snap.Receipt.State != receipt.Done || snap.Receipt.Reply != "" {
+			t.Fatalf("record after Finish = %+v; want done without reply", snap.Receipt)
 		}
 		if snap.Entry == nil || snap.Entry.Version != 1 {
 			t.Fatalf("Finish changed the entry: %+v", snap.Entry)
@@ -186,8 +189,8 @@ func TestStore(t *testing.T, newStore func(t *testing.T) turn.Store) {
 				t.Fatalf("Progress %d: %v", sent, err)
 			}
 			snap, _ := s.Load(ctx, key, msg)
-			if snap.Record == nil || snap.Record.Sent != sent || snap.Record.State != turn.Committed || snap.Record.Reply != "hello" {
-				t.Fatalf("record after Progress %d = %+v", sent, snap.Record)
+			if snap.Receipt == nil || snap.Receipt.Sent != sent || snap.Receipt.State != receipt.Committed || snap.Receipt.Reply != "hello" {
+				t.Fatalf("record after Progress %d = %+v", sent, snap.Receipt)
 			}
 		}
 		if err := s.Finish(ctx, key, msg); err != nil {
@@ -214,14 +217,14 @@ func TestStore(t *testing.T, newStore func(t *testing.T) turn.Store) {
 			t.Fatalf("Commit: %v", err)
 		}
 		snap, err := s.Load(ctx, key+":b", msg+"other")
-		if err != nil || snap.Entry != nil || snap.Context != nil || snap.Record != nil {
+		if err != nil || snap.Entry != nil || snap.Context != nil || snap.Receipt != nil {
 			t.Fatalf("Load of another key = %+v, %v; want empty", snap, err)
 		}
 	})
 	t.Run("large context round-trips", func(t *testing.T) {
 		s := newStore(t)
 		key, msg := ids(t)
-		big := turn.Context{SessionID: "s"}
+		big := sessionstate.ModelContext{SessionID: "s"}
 		for i := 0; i < 200; i++ {
 			big.Messages = append(big.Messages, model.Message{Role: "user", Content: strings.Repeat(fmt.Sprint(i%10), 1000)})
 		}
@@ -236,7 +239,7 @@ func TestStore(t *testing.T, newStore func(t *testing.T) turn.Store) {
 	t.Run("a context with a base object round-trips", func(t *testing.T) {
 		s := newStore(t)
 		key, msg := ids(t)
-		c := turn.Context{SessionID: "s", Base: "contexts/main/s/0a1b.json", BaseLen: 42, Messages: []model.Message{{Role: "user", Content: "after the base"}}}
+		c := sessionstate.ModelContext{SessionID: "s", Base: "contexts/main/s/0a1b.json", BaseLen: 42, Messages: []model.Message{{Role: "user", Content: "after the base"}}}
 		if err := s.Commit(ctx, key, entry(1), c, record(key, msg)); err != nil {
 			t.Fatalf("Commit: %v", err)
 		}
@@ -258,13 +261,13 @@ func TestStore(t *testing.T, newStore func(t *testing.T) turn.Store) {
 		}
 		for _, id := range r.Collected {
 			snap, err := s.Load(ctx, key, id)
-			if err != nil || snap.Record == nil || snap.Record.State != turn.Done || snap.Record.CollectedInto != msg {
-				t.Fatalf("record of collected %s = %+v, %v; want done, into %s", id, snap.Record, err, msg)
+			if err != nil || snap.Receipt == nil || snap.Receipt.State != receipt.Done || snap.Receipt.CollectedInto != msg {
+				t.Fatalf("record of collected %s = %+v, %v; want done, into %s", id, snap.Receipt, err, msg)
 			}
 		}
 		snap, _ := s.Load(ctx, key, msg)
-		if snap.Record == nil || !reflect.DeepEqual(snap.Record.Collected, r.Collected) {
-			t.Fatalf("the turn's record %+v does not list what it collected", snap.Record)
+		if snap.Receipt == nil || !reflect.DeepEqual(snap.Receipt.Collected, r.Collected) {
+			t.Fatalf("the turn's record %+v does not list what it collected", snap.Receipt)
 		}
 	})
 	t.Run("a collected message with a record conflicts and nothing is written", func(t *testing.T) {
@@ -278,7 +281,7 @@ func TestStore(t *testing.T, newStore func(t *testing.T) turn.Store) {
 		if err := s.Commit(ctx, key, entry(1), context1, r); !fault.Is(err, fault.Conflict) {
 			t.Fatalf("Commit = %v; want fault.Conflict", err)
 		}
-		if snap, _ := s.Load(ctx, key, msg); snap.Entry != nil || snap.Record != nil {
+		if snap, _ := s.Load(ctx, key, msg); snap.Entry != nil || snap.Receipt != nil {
 			t.Fatalf("a failed Commit wrote %+v", snap)
 		}
 	})
@@ -321,7 +324,7 @@ func TestStore(t *testing.T, newStore func(t *testing.T) turn.Store) {
 
 // testMove checks turn.Mover: the migration of a session to a new key.
 func testMove(t *testing.T, newStore func(t *testing.T) turn.Store, ids func(*testing.T) (string, string),
-	entry func(int64) session.Entry, record func(key, msg string) turn.Record) {
+	entry func(int64) session.Entry, record func(key, msg string) receipt.Receipt) {
 	ctx := context.Background()
 	// moved is what a move writes: the entry at version 1 under the new key.
 	moved := func(e session.Entry) session.Entry {
@@ -330,7 +333,7 @@ func testMove(t *testing.T, newStore func(t *testing.T) turn.Store, ids func(*te
 	}
 	// state is everything a move may touch: both keys' entries and
 	// contexts, and the move's record.
-	state := func(t *testing.T, s turn.Store, from, to, msg string) [2]turn.Snapshot {
+	state := func(t *testing.T, s turn.Store, from, to, msg string) [2]sessionstate.Snapshot {
 		t.Helper()
 		a, err := s.Load(ctx, from, msg)
 		if err != nil {
@@ -340,7 +343,7 @@ func testMove(t *testing.T, newStore func(t *testing.T) turn.Store, ids func(*te
 		if err != nil {
 			t.Fatalf("Load %s: %v", to, err)
 		}
-		return [2]turn.Snapshot{a, b}
+		return [2]sessionstate.Snapshot{a, b}
 	}
 
 	t.Run("carries the session to the new key", func(t *testing.T) {
@@ -354,7 +357,7 @@ func testMove(t *testing.T, newStore func(t *testing.T) turn.Store, ids func(*te
 			}
 		}
 		e, r := moved(entry(2)), record(to, msg+"move")
-		r.State = turn.Done // Move stores Committed whatever it is given
+		r.State = receipt.Done // Move stores Committed whatever it is given
 		if err := mv.Move(ctx, from, 2, to, e, r); err != nil {
 			t.Fatalf("Move: %v", err)
 		}
@@ -368,9 +371,9 @@ func testMove(t *testing.T, newStore func(t *testing.T) turn.Store, ids func(*te
 		if got[1].Entry != nil && got[1].Entry.SessionID != entry(2).SessionID {
 			t.Errorf("Move changed the session id")
 		}
-		r.State = turn.Committed
-		if got[1].Record == nil || !reflect.DeepEqual(*got[1].Record, r) {
-			t.Errorf("record = %+v; want %+v", got[1].Record, r)
+		r.State = receipt.Committed
+		if got[1].Receipt == nil || !reflect.DeepEqual(*got[1].Receipt, r) {
+			t.Errorf("record = %+v; want %+v", got[1].Receipt, r)
 		}
 		// The moved session goes on at version 2 under its new key.
 		next := e
@@ -433,11 +436,11 @@ func testMove(t *testing.T, newStore func(t *testing.T) turn.Store, ids func(*te
 	}
 }
 
-func context1Of(e session.Entry) turn.Context {
-	return turn.Context{SessionID: e.SessionID, Messages: []model.Message{{Role: "user", Content: "hi"}}}
+func context1Of(e session.Entry) sessionstate.ModelContext {
+	return sessionstate.ModelContext{SessionID: e.SessionID, Messages: []model.Message{{Role: "user", Content: "hi"}}}
 }
 
-func commitAt(t *testing.T, s turn.Store, key string, e session.Entry, r turn.Record) {
+func commitAt(t *testing.T, s turn.Store, key string, e session.Entry, r receipt.Receipt) {
 	t.Helper()
 	if err := s.Commit(context.Background(), key, e, context1Of(e), r); err != nil {
 		t.Fatalf("Commit %s v%d: %v", key, e.Version, err)
@@ -448,9 +451,9 @@ func commitAt(t *testing.T, s turn.Store, key string, e session.Entry, r turn.Re
 type MemStore struct {
 	mu       sync.Mutex
 	entries  map[string]session.Entry
-	contexts map[string]turn.Context
-	records  map[string]turn.Record
-	stops    map[string]turn.Stop
+	contexts map[string]sessionstate.ModelContext
+	records  map[string]receipt.Receipt
+	stops    map[string]stopmark.Mark
 	failures map[string]Failure // by message id; see failures.go
 	runs     *runtest.MemStore  // where CommitWith writes run outcomes (UseRuns)
 	// Calls counts every method call.
@@ -459,15 +462,15 @@ type MemStore struct {
 
 // NewMemStore returns an empty store.
 func NewMemStore() *MemStore {
-	return &MemStore{entries: map[string]session.Entry{}, contexts: map[string]turn.Context{}, records: map[string]turn.Record{}, stops: map[string]turn.Stop{}}
+	return &MemStore{entries: map[string]session.Entry{}, contexts: map[string]sessionstate.ModelContext{}, records: map[string]receipt.Receipt{}, stops: map[string]stopmark.Mark{}}
 }
 
 // Load implements turn.Store.
-func (m *MemStore) Load(_ context.Context, key, messageID string) (turn.Snapshot, error) {
+func (m *MemStore) Load(_ context.Context, key, messageID string) (sessionstate.Snapshot, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.Calls++
-	var snap turn.Snapshot
+	var snap sessionstate.Snapshot
 	if e, ok := m.entries[key]; ok {
 		snap.Entry = &e
 	}
@@ -476,7 +479,7 @@ func (m *MemStore) Load(_ context.Context, key, messageID string) (turn.Snapshot
 		snap.Context = &c
 	}
 	if r, ok := m.records[messageID]; ok {
-		snap.Record = &r
+		snap.Receipt = &r
 	}
 	if st, ok := m.stops[key]; ok {
 		snap.Stop = &st
@@ -485,7 +488,7 @@ func (m *MemStore) Load(_ context.Context, key, messageID string) (turn.Snapshot
 }
 
 // Commit implements turn.Store.
-func (m *MemStore) Commit(_ context.Context, key string, e session.Entry, c turn.Context, r turn.Record) error {
+func (m *MemStore) Commit(_ context.Context, key string, e session.Entry, c sessionstate.ModelContext, r receipt.Receipt) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.Calls++
@@ -493,7 +496,7 @@ func (m *MemStore) Commit(_ context.Context, key string, e session.Entry, c turn
 }
 
 // commit is Commit under m.mu.
-func (m *MemStore) commit(key string, e session.Entry, c turn.Context, r turn.Record) error {
+func (m *MemStore) commit(key string, e session.Entry, c sessionstate.ModelContext, r receipt.Receipt) error {
 	old, exists := m.entries[key]
 	switch {
 	case e.Version < 1:
@@ -508,14 +511,14 @@ func (m *MemStore) commit(key string, e session.Entry, c turn.Context, r turn.Re
 			return fault.New(fault.Conflict, "message %s already committed", id)
 		}
 	}
-	r.State = turn.Committed
+	r.State = receipt.Committed
 	m.entries[key] = e
 	c.Messages = append([]model.Message(nil), c.Messages...)
 	m.contexts[key] = c
 	r.Collected = append([]string(nil), r.Collected...)
 	m.records[r.MessageID] = r
 	for _, id := range r.Collected {
-		m.records[id] = turn.Record{MessageID: id, SessionKey: key, State: turn.Done, CollectedInto: r.MessageID}
+		m.records[id] = receipt.Receipt{MessageID: id, SessionKey: key, State: receipt.Done, CollectedInto: r.MessageID}
 	}
 	return nil
 }
@@ -529,7 +532,7 @@ func (m *MemStore) Progress(_ context.Context, _, messageID string, sent int) er
 	switch {
 	case !ok:
 		return fault.New(fault.NotFound, "message %s not committed", messageID)
-	case r.State != turn.Committed:
+	case r.State != receipt.Committed:
 		return fault.New(fault.Conflict, "message %s is %s", messageID, r.State)
 	}
 	r.Sent = sent
@@ -546,7 +549,7 @@ func (m *MemStore) Finish(_ context.Context, _, messageID string) error {
 	if !ok {
 		return fault.New(fault.NotFound, "message %s not committed", messageID)
 	}
-	r.State, r.Reply = turn.Done, ""
+	r.State, r.Reply = receipt.Done, ""
 	m.records[messageID] = r
 	return nil
 }

@@ -6,9 +6,11 @@ import (
 	"testing"
 
 	"github.com/zero-gateway/zero/shared/fault"
+	"github.com/zero-gateway/zero/shared/receipt"
 	"github.com/zero-gateway/zero/shared/run/runtest"
 	"github.com/zero-gateway/zero/shared/session"
 	"github.com/zero-gateway/zero/shared/session/sessiontest"
+	"github.com/zero-gateway/zero/shared/sessionstate"
 	"github.com/zero-gateway/zero/shared/turn"
 )
 
@@ -29,7 +31,7 @@ func TestCrashStore(t *testing.T) {
 func TestCrashStoreMove(t *testing.T) {
 	ctx := context.Background()
 	e := session.Entry{SessionID: "s", Version: 1}
-	r := turn.Record{MessageID: "m", SessionKey: "to"}
+	r := receipt.Receipt{MessageID: "m", SessionKey: "to"}
 	tests := []struct {
 		name      string
 		crash     func(*CrashStore)
@@ -41,7 +43,7 @@ func TestCrashStoreMove(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			mem := NewMemStore()
-			if err := mem.Commit(ctx, "from", e, turn.Context{}, turn.Record{MessageID: "first"}); err != nil {
+			if err := mem.Commit(ctx, "from", e, sessionstate.ModelContext{}, receipt.Receipt{MessageID: "first"}); err != nil {
 				t.Fatal(err)
 			}
 			c := &CrashStore{Store: mem}
@@ -69,7 +71,7 @@ func TestCrashStoreMove(t *testing.T) {
 }
 
 func TestMemCommitter(t *testing.T) {
-	TestCommitter(t, func(*testing.T) (turn.Store, Runs) {
+	TestCommitter(t, func(*testing.T) (turn.Store, runtest.Store) {
 		runs := runtest.NewMemStore()
 		return NewMemStore().UseRuns(runs), runs
 	})
@@ -77,7 +79,7 @@ func TestMemCommitter(t *testing.T) {
 
 // A CrashStore passes the Committer suite too (with no crash set).
 func TestCrashStoreCommitter(t *testing.T) {
-	TestCommitter(t, func(*testing.T) (turn.Store, Runs) {
+	TestCommitter(t, func(*testing.T) (turn.Store, runtest.Store) {
 		runs := runtest.NewMemStore()
 		return &CrashStore{Store: NewMemStore().UseRuns(runs)}, runs
 	})

@@ -1,0 +1,213 @@
+// Package builtin is the list of ZERO's built-in tools: the one registry
+// the tool policy (shared/tool), `zero tools` and the turn engine read.
+// Each entry names a tool, its group and profiles, the configuration
+// switch that enables it and how a run builds it from the deployment's
+// backends (Deps). The session tools and message are the turn engine's
+// own: their entries are here, their constructors come from the engine
+// (tools.Registry.Supply).
+package builtin
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/zero-gateway/zero/shared/config"
+	"github.com/zero-gateway/zero/shared/cron"
+	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/tools"
+	"github.com/zero-gateway/zero/shared/tools/automation"
+	"github.com/zero-gateway/zero/shared/tools/files"
+	"github.com/zero-gateway/zero/shared/tools/media"
+	"github.com/zero-gateway/zero/shared/tools/memory"
+	"github.com/zero-gateway/zero/shared/tools/web"
+)
+
+// Deps are the deployment's tool backends, wired once by the runner. A
+// nil backend leaves its tools out of every run.
+type Deps struct {
+	// Memory is the agents' memory index: memory_search and memory_get.
+	Memory memory.Index
+	// Files is the workspace storage of read, write, edit and
+	// apply_patch (conditional writes), and of the image tool's
+	// workspace paths.
+	Files files.Store
+	// WebFetch and WebSearch are web_fetch's and web_search's backends
+	// (also switched by tools.web.*.enabled).
+	WebFetch  web.Fetcher
+	WebSearch web.Searcher
+	// ImageFetch gets the image tool's URLs under the web_fetch SSRF
+	// rules; nil: it reads workspace paths and attachments only.
+	ImageFetch media.Fetcher
+	// Cron is the cron core the cron tool uses.
+	Cron *cron.Service
+	// ConfigDoc is the stored zero.json of the gateway tool (also
+	// switched by commands.restart).
+	ConfigDoc config.DocumentStore
+}
+
+// The tools the turn engine implements itself; Registry lists them with
+// no constructor.
+const (
+	SessionStatus   = "session_status"
+	SessionsList    = "sessions_list"
+	SessionsHistory = "sessions_history"
+	SessionsSend    = "sessions_send"
+	SessionsSpawn   = "sessions_spawn"
+	AgentsList      = "agents_list"
+	Message         = "message"
+)
+
+// Registry is every built-in tool over the backends of d, in the order a
+// run is offered them. The engine's own tools (the constants above) have
+// no constructor until the engine supplies one; the tools this
+// deployment does not provide (exec, browser, ...) never have one.
+func Registry(d Deps) tools.Registry {
+	return tools.NewRegistry(slices.Concat(
+		sessionEntries(),
+		webEntries(d),
+		mediaEntries(d),
+		automationEntries(d),
+		fileEntries(d),
+		messagingEntries(),
+		memoryEntries(d),
+		unavailableEntries(),
+	)...)
+}
+
+// profiles lists tools.profile values, for Entry.Profiles.
+func profiles(names ...string) []string { return names }
+
+var (
+	coding    = config.ProfileCoding
+	messaging = config.ProfileMessaging
+	minimal   = config.ProfileMinimal
+)
+
+// sessionEntries are group:sessions and agents_list (the engine's).
+func sessionEntries() []tools.Entry {
+	return []tools.Entry{
+		{Name: SessionStatus, Group: "group:sessions", Profiles: profiles(minimal, coding, messaging)},
+		{Name: SessionsList, Group: "group:sessions", Profiles: profiles(coding, messaging)},
+		{Name: SessionsHistory, Group: "group:sessions", Profiles: profiles(coding, messaging)},
+		{Name: SessionsSend, Group: "group:sessions", Profiles: profiles(coding, messaging)},
+		{Name: SessionsSpawn, Group: "group:sessions", Profiles: profiles(coding)},
+		{Name: AgentsList},
+	}
+}
+
+// webEntries are web_fetch (on by default) and web_search (off by
+// default), where the deployment has their backends.
+func webEntries(d Deps) []tools.Entry {
+	return []tools.Entry{
+		{Name: web.FetchName, Group: "group:web",
+			Enabled: func(cfg *config.Config) bool { return cfg.Tools.Web.Fetch.Enabled },
+			New: func(run tools.Run) tools.Tool {
+				if d.WebFetch == nil {
+					return nil
+				}
+				return web.NewFetchTool(d.WebFetch, run.Config.Tools.Web.Fetch.MaxChars)
+			}},
+		{Name: web.SearchName, Group: "group:web",
+			Enabled: func(cfg *config.Config) bool { return cfg.Tools.Web.Search.Enabled },
+			New: func(run tools.Run) tools.Tool {
+				if d.WebSearch == nil {
+					return nil
+				}
+				return web.NewSearchTool(d.WebSearch, run.Config.Tools.Web.Search.MaxResults)
+			}},
+	}
+}
+
+// mediaEntries is image, when a model to ask resolves for the run
+// (media.Models).
+func mediaEntries(d Deps) []tools.Entry {
+	return []tools.Entry{
+		{Name: media.ImageName, Profiles: profiles(coding),
+			New: func(run tools.Run) tools.Tool {
+				models := media.Models(run.Config, run.Model, run.Models)
+				if len(models) == 0 {
+					return nil
+				}
+				return media.NewImageTool(run, models, d.ImageFetch, d.Files)
+			}},
+	}
+}
+
+// automationEntries are cron, where the deployment has the cron core, and
+// gateway, where it has the config store and commands.restart enables it.
+func automationEntries(d Deps) []tools.Entry {
+	return []tools.Entry{
+		{Name: automation.CronName, Group: "group:automation",
+			New: func(run tools.Run) tools.Tool {
+				if d.Cron == nil {
+					return nil
+				}
+				return automation.NewCronTool(d.Cron, run)
+			}},
+		{Name: automation.GatewayName, Group: "group:automation",
+			Enabled: func(cfg *config.Config) bool { return cfg.Commands.Restart },
+			New: func(tools.Run) tools.Tool {
+				if d.ConfigDoc == nil {
+					return nil
+				}
+				return automation.NewGatewayTool(d.ConfigDoc)
+			}},
+	}
+}
+
+// fileEntries are group:fs over the workspace storage: read, write and
+// edit; apply_patch also needs tools.exec.applyPatch.enabled and an
+// OpenAI model (upstream: experimental, OpenAI models only).
+func fileEntries(d Deps) []tools.Entry {
+	withSession := func(build func(run tools.Run) tools.Tool) tools.New {
+		return func(run tools.Run) tools.Tool {
+			if d.Files == nil {
+				return nil
+			}
+			return build(run)
+		}
+	}
+	return []tools.Entry{
+		{Name: files.ReadName, Group: "group:fs", Profiles: profiles(coding),
+			New: withSession(func(run tools.Run) tools.Tool { return files.NewReadTool(files.SessionOf(run, d.Files)) })},
+		{Name: files.WriteName, Group: "group:fs", Profiles: profiles(coding),
+			New: withSession(func(run tools.Run) tools.Tool { return files.NewWriteTool(files.SessionOf(run, d.Files)) })},
+		{Name: files.EditName, Group: "group:fs", Profiles: profiles(coding),
+			New: withSession(func(run tools.Run) tools.Tool { return files.NewEditTool(files.SessionOf(run, d.Files)) })},
+		{Name: files.ApplyPatchName, Group: "group:fs", Profiles: profiles(coding),
+			Enabled: func(cfg *config.Config) bool { return cfg.Tools.Exec.ApplyPatch.Enabled },
+			New: withSession(func(run tools.Run) tools.Tool {
+				if !openAI(run.Model) {
+					return nil
+				}
+				return files.NewApplyPatchTool(files.SessionOf(run, d.Files))
+			})},
+	}
+}
+
+// openAI reports whether ref is an OpenAI model (provider openai or
+// openai-*).
+func openAI(ref model.Ref) bool { return strings.HasPrefix(ref.Provider, "openai") }
+
+// messagingEntries is group:messaging's message (the engine's).
+func messagingEntries() []tools.Entry {
+	return []tools.Entry{{Name: Message, Group: "group:messaging", Profiles: profiles(messaging)}}
+}
+
+// memoryEntries are memory_search and memory_get over the memory index.
+func memoryEntries(d Deps) []tools.Entry {
+	build := func(make func(memory.Index, string) tools.Tool) tools.New {
+		return func(run tools.Run) tools.Tool {
+			if d.Memory == nil {
+				return nil
+			}
+			return make(d.Memory, run.AgentID)
+		}
+	}
+	return []tools.Entry{
+		{Name: memory.SearchName, Group: "group:memory", Profiles: profiles(coding),
+			New: build(func(m memory.Index, agentID string) tools.Tool { return memory.NewSearchTool(m, agentID) })},
+		{Name: memory.GetName, Group: "group:memory", Profiles: profiles(coding),
+			New: build(func(m memory.Index, agentID string) tools.Tool { return memory.NewGetTool(m, agentID) })},
+	}
+}

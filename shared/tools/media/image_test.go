@@ -1,0 +1,218 @@
+package media_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/zero-gateway/zero/shared/config"
+	"github.com/zero-gateway/zero/shared/fault"
+	"github.com/zero-gateway/zero/shared/files"
+	"github.com/zero-gateway/zero/shared/inbound"
+	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/tools"
+	"github.com/zero-gateway/zero/shared/tools/media"
+	"github.com/zero-gateway/zero/shared/tools/tooltest"
+	"github.com/zero-gateway/zero/shared/untrusted"
+	"github.com/zero-gateway/zero/shared/webfetch"
+)
+
+// imageConfig names an OpenAI image model.
+const imageConfig = `{agents: {defaults: {imageModel: "openai/gpt-4o"}}}`
+
+// echo is the run's model: it cannot see images.
+var echo = model.Ref{Provider: "zero", Name: "echo"}
+
+func parse(t *testing.T, doc string) *config.Config {
+	t.Helper()
+	cfg, err := config.Parse([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// testFetcher is a webfetch.Fetcher that may reach 127.0.0.1 (the fake
+// web server) and nothing else private.
+func testFetcher() *webfetch.Fetcher {
+	guard := webfetch.Guard{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}
+	return &webfetch.Fetcher{Client: webfetch.NewClient(webfetch.ClientOptions{Guard: guard})}
+}
+
+// imageTool is the image tool of the agent main's run on echo under
+// imageConfig, with clients, URLs through testFetcher and ws.
+func imageTool(t *testing.T, clients map[string]model.Client, ws media.Workspace) media.ImageTool {
+	t.Helper()
+	run := tools.Run{Config: parse(t, imageConfig), AgentID: "main", Model: echo, Models: clients}
+	models := media.Models(run.Config, run.Model, clients)
+	if len(models) == 0 {
+		t.Fatal("no image model resolves")
+	}
+	return media.NewImageTool(run, models, testFetcher(), ws)
+}
+
+// pngBytes are bytes http.DetectContentType reads as image/png.
+var pngBytes = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR fake image")
+
+// visionModel records the image requests and answers text or err.
+type visionModel struct {
+	seen []model.Request
+	text string
+	err  error
+}
+
+func (v *visionModel) Complete(_ context.Context, req model.Request) (model.Response, error) {
+	v.seen = append(v.seen, req)
+	return model.Response{Text: v.text, StopReason: model.StopEnd}, v.err
+}
+
+// memFiles is a files.Store in memory, read-only here.
+type memFiles map[string][]byte
+
+func (m memFiles) Fetch(_ context.Context, key string) (files.Object, error) {
+	data, ok := m[key]
+	if !ok {
+		return files.Object{}, fault.New(fault.NotFound, "no %s", key)
+	}
+	return files.Object{Data: data, ETag: "e"}, nil
+}
+func (memFiles) Put(context.Context, string, []byte, string) (string, error) {
+	return "", errors.New("read-only")
+}
+func (memFiles) Delete(context.Context, string, string) error { return errors.New("read-only") }
+
+func TestImageTool(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/cat.png":
+			w.Header().Set("Content-Type", "text/plain") // the bytes decide, not the header
+			w.Write(pngBytes)
+		case "/page.html":
+			w.Write([]byte("<html>not an image</html>"))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	ws := memFiles{"agents/main/workspace/pics/cat.png": pngBytes, "agents/main/workspace/notes.md": []byte("# notes")}
+	tests := []struct {
+		name       string
+		args       string
+		modelErr   error
+		wantErr    string
+		wantPrompt string // what the image model was asked
+	}{
+		{name: "url, default prompt", args: `{"image":"` + srv.URL + `/cat.png"}`, wantPrompt: "Describe the image."},
+		{name: "workspace path, own prompt", args: `{"image":"pics/cat.png","prompt":"What colour is it?"}`, wantPrompt: "What colour is it?"},
+		{name: "missing image", args: `{}`, wantErr: "needs an image"},
+		{name: "metadata address refused", args: `{"image":"http://169.254.169.254/latest/meta-data/"}`, wantErr: "169.254.169.254"},
+		{name: "over maxBytesMb", args: `{"image":"` + srv.URL + `/cat.png","maxBytesMb":0.00001}`, wantErr: "larger than the limit"},
+		{name: "maxBytesMb out of range", args: `{"image":"pics/cat.png","maxBytesMb":50}`, wantErr: "maxBytesMb must be"},
+		{name: "not an image", args: `{"image":"` + srv.URL + `/page.html"}`, wantErr: "not a PNG, JPEG, GIF or WebP"},
+		{name: "workspace file not an image", args: `{"image":"notes.md"}`, wantErr: "not a PNG"},
+		{name: "path escape", args: `{"image":"../other/workspace/x.png"}`, wantErr: "invalid path"},
+		{name: "other scheme", args: `{"image":"file:///etc/passwd"}`, wantErr: "neither an http(s) URL nor a workspace path"},
+		{name: "model override without image support", args: `{"image":"pics/cat.png","model":"zero/echo"}`, wantErr: "cannot be asked about images"},
+		{name: "model fails", args: `{"image":"pics/cat.png"}`, modelErr: fault.New(fault.Unavailable, "overloaded"), wantErr: "openai/gpt-4o: overloaded"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			vision := &visionModel{text: "A cat on a mat.", err: tt.modelErr}
+			res := tooltest.Call(t, imageTool(t, map[string]model.Client{"openai": vision}, ws), tt.args)
+			if tt.wantErr != "" {
+				if !res.IsError || !strings.Contains(res.Content, tt.wantErr) {
+					t.Fatalf("result %+v; want an error with %q", res, tt.wantErr)
+				}
+				return
+			}
+			if res.IsError {
+				t.Fatalf("error result: %s", res.Content)
+			}
+			for _, w := range []string{"openai/gpt-4o looked at", "image/png", untrusted.BeginMarker, "A cat on a mat."} {
+				if !strings.Contains(res.Content, w) {
+					t.Errorf("result lacks %q: %s", w, res.Content)
+				}
+			}
+			want := []model.Request{{Model: "gpt-4o", MaxTokens: 1024, Messages: []model.Message{{Role: model.User, Content: tt.wantPrompt,
+				Images: []model.Image{{MediaType: "image/png", Data: pngBytes}}}}}}
+			if diff := cmp.Diff(want, vision.seen); diff != "" {
+				t.Errorf("image model requests (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestModels(t *testing.T) {
+	openai := map[string]model.Client{"openai": &visionModel{}}
+	gpt4o := model.Ref{Provider: "openai", Name: "gpt-4o"}
+	tests := []struct {
+		name    string
+		config  string
+		ref     model.Ref
+		clients map[string]model.Client
+		want    []model.Ref
+	}{
+		{"the image model", imageConfig, echo, openai, []model.Ref{gpt4o}},
+		{"the image model's provider missing", imageConfig, echo, nil, nil},
+		{"no image model, a run model without vision", `{}`, echo, openai, nil},
+		{"no image model, a run model with vision", `{}`, gpt4o, openai, []model.Ref{gpt4o}},
+		{"an image model ZERO cannot send images to", `{agents: {defaults: {imageModel: "bedrock/amazon.nova-pro-v1:0"}}}`, echo,
+			map[string]model.Client{"bedrock": &visionModel{}}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, media.Models(parse(t, tt.config), tt.ref, tt.clients)); diff != "" {
+				t.Errorf("models (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// jpegBytes are bytes http.DetectContentType reads as image/jpeg.
+var jpegBytes = []byte("\xff\xd8\xff\xe0 fake jpeg")
+
+func TestImageToolAttachment(t *testing.T) {
+	photo := inbound.Message{ID: "telegram:42:1", Channel: "telegram", Attachments: []inbound.Attachment{{Kind: inbound.AttachmentImage, FileID: "AgAC-1"}}}
+	fetch := func(_ context.Context, a inbound.Attachment, _ int64) (model.Image, error) {
+		return model.Image{MediaType: "image/jpeg", Data: jpegBytes}, nil
+	}
+	tests := []struct {
+		name    string
+		image   string
+		fetch   tools.AttachmentFetcher
+		wantErr string
+	}{
+		{name: "attachment is the first", image: "attachment", fetch: fetch},
+		{name: "attachment:1", image: "attachment:1", fetch: fetch},
+		{name: "no second attachment", image: "attachment:2", fetch: fetch, wantErr: "has 1 image attachment(s), not 2"},
+		{name: "not a number", image: "attachment:x", fetch: fetch, wantErr: "want attachment or attachment:N"},
+		{name: "no source for the channel", image: "attachment:1", wantErr: "cannot be fetched here"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			vision := &visionModel{text: "A cat on a mat."}
+			clients := map[string]model.Client{"openai": vision}
+			run := tools.Run{Config: parse(t, imageConfig), AgentID: "main", Model: echo, Models: clients, Message: photo, FetchAttachment: tt.fetch}
+			res := tooltest.Call(t, media.NewImageTool(run, media.Models(run.Config, echo, clients), nil, nil), `{"image":"`+tt.image+`"}`)
+			if tt.wantErr != "" {
+				if !res.IsError || !strings.Contains(res.Content, tt.wantErr) {
+					t.Fatalf("result %+v; want an error with %q", res, tt.wantErr)
+				}
+				return
+			}
+			if res.IsError || !strings.Contains(res.Content, "A cat on a mat.") {
+				t.Fatalf("result %+v; want the image model's answer", res)
+			}
+			want := []model.Image{{MediaType: "image/jpeg", Data: jpegBytes}}
+			if len(vision.seen) != 1 || !cmp.Equal(want, vision.seen[0].Messages[0].Images) {
+				t.Errorf("image model requests %+v; want one with the attachment", vision.seen)
+			}
+		})
+	}
+}

@@ -1,0 +1,115 @@
+package tools
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/zero-gateway/zero/shared/config"
+)
+
+// Entry is one built-in tool of the registry.
+type Entry struct {
+	// Name is the tool's name (lower case), as the model calls it.
+	Name string
+	// Group is the group:* shortcut the tool belongs to ("group:fs"), ""
+	// for none. Every tool is also in group:zero.
+	Group string
+	// Profiles are the tools.profile values whose base allowlist holds
+	// the tool (config.ProfileCoding, ...); "full" holds every tool and
+	// is never listed.
+	Profiles []string
+	// Enabled is the configuration's switch of the tool (tools.web.*,
+	// commands.restart, ...), checked before New; nil: always on.
+	Enabled func(cfg *config.Config) bool
+	// Unavailable, when set, is why this serverless deployment does not
+	// provide the tool and what to use instead: the answer a call to it
+	// gets. Such a tool has no New and is never offered.
+	Unavailable string
+	// New builds the tool for a run; nil for an unavailable tool, and for
+	// a tool the turn engine implements itself until it supplies the
+	// constructor (Registry.Supply).
+	New New
+}
+
+// Provided reports whether ZERO implements the tool (it is not
+// Unavailable), whether or not a constructor is supplied yet.
+func (e Entry) Provided() bool { return e.Unavailable == "" }
+
+// On reports whether the tool is provided and cfg (nil: config.Default())
+// enables it.
+func (e Entry) On(cfg *config.Config) bool {
+	if !e.Provided() {
+		return false
+	}
+	if cfg == nil {
+		cfg = config.Default()
+	}
+	return e.Enabled == nil || e.Enabled(cfg)
+}
+
+// Registry is every built-in tool, in the order a run is offered them
+// (which is also the order of a group's members). It is a plain value:
+// shared/tools/builtin builds it, nothing registers itself.
+type Registry struct {
+	entries []Entry
+}
+
+// NewRegistry is the registry of entries, in order. A name given twice is
+// a programming error: it panics.
+func NewRegistry(entries ...Entry) Registry {
+	seen := map[string]bool{}
+	for _, e := range entries {
+		if seen[e.Name] {
+			panic(fmt.Sprintf("tools: %q is registered twice", e.Name))
+		}
+		seen[e.Name] = true
+	}
+	return Registry{entries: slices.Clone(entries)}
+}
+
+// Entries returns the entries in registry order. The slice is the
+// caller's.
+func (r Registry) Entries() []Entry { return slices.Clone(r.entries) }
+
+// Lookup returns the entry named name (exactly); ok is false for none.
+func (r Registry) Lookup(name string) (e Entry, ok bool) {
+	i := slices.IndexFunc(r.entries, func(e Entry) bool { return e.Name == name })
+	if i < 0 {
+		return Entry{}, false
+	}
+	return r.entries[i], true
+}
+
+// Supply returns a copy of r whose entries named in builds get those
+// constructors: how the turn engine adds the tools it implements itself
+// (sessions, message). A name that is not in r is a programming error:
+// it panics.
+func (r Registry) Supply(builds map[string]New) Registry {
+	out := Registry{entries: slices.Clone(r.entries)}
+	for name, build := range builds {
+		i := slices.IndexFunc(out.entries, func(e Entry) bool { return e.Name == name })
+		if i < 0 {
+			panic(fmt.Sprintf("tools: no entry %q to supply", name))
+		}
+		out.entries[i].New = build
+	}
+	return out
+}
+
+// Build returns the tools of one run, in registry order: those with a
+// constructor that run.Config enables (Entry.On), that allowed (the tool
+// policy's decision) allows, and whose constructor builds one for run.
+// The tools of the run share one scope (Shared).
+func (r Registry) Build(run Run, allowed func(name string) bool) []Tool {
+	run.scope = &scope{}
+	var out []Tool
+	for _, e := range r.entries {
+		if e.New == nil || !e.On(run.Config) || !allowed(e.Name) {
+			continue
+		}
+		if tl := e.New(run); tl != nil {
+			out = append(out, tl)
+		}
+	}
+	return out
+}
