@@ -254,6 +254,8 @@ type Tools struct {
 	Web ToolsWeb
 	// Message is tools.message: the message tool's reach.
 	Message ToolsMessage
+	// Sessions is tools.sessions: the session tools' reach.
+	Sessions ToolsSessions
 	// Exec is tools.exec: for now only applyPatch (ToolsExec).
 	Exec ToolsExec
 }
@@ -264,6 +266,22 @@ type Tools struct {
 type ToolsMessage struct {
 	CrossContext bool
 }
+
+// ToolsSessions is tools.sessions. Visibility (self, the default; tree;
+// agent; all) is what a run that is not the owner's may read of other
+// sessions with the session tools: anything past self needs the owner,
+// unless set here.
+type ToolsSessions struct {
+	Visibility string
+}
+
+// tools.sessions.visibility values.
+const (
+	SessionsVisibilitySelf  = "self"
+	SessionsVisibilityTree  = "tree"
+	SessionsVisibilityAgent = "agent"
+	SessionsVisibilityAll   = "all"
+)
 
 // ToolsWeb is tools.web. web_fetch is on unless Fetch.Enabled is false;
 // web_search is off unless Search.Enabled is true (it needs the

@@ -222,6 +222,7 @@ func TestFullConfig(t *testing.T) {
 		},
 		Subagents: ToolPolicy{Allow: []string{"read"}, Deny: []string{"sessions_send"}},
 		Web:       ToolsWeb{Search: ToolsWebSearch{MaxResults: DefaultWebSearchResults}, Fetch: ToolsWebFetch{Enabled: true, MaxChars: DefaultWebFetchMaxChars}},
+		Sessions:  ToolsSessions{Visibility: SessionsVisibilitySelf},
 	}
 	if !reflect.DeepEqual(c.Tools, wantTools) {
 		t.Errorf("Tools = %+v; want %+v", c.Tools, wantTools)

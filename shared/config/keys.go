@@ -247,8 +247,20 @@ func toolKeys() []Key {
 		Key{Path: "tools.agentToAgent.allow", Kind: listOf(nameKind), Help: `agent ids ("*" wildcards) both sides of a cross-agent send must match; empty: any`,
 			set: on(func(a *ToolsAgentToAgent, v Value) { a.Allow = v.Strings() })})
 	keys = append(keys, toolMessageKeys()...)
+	keys = append(keys, toolSessionsKeys()...)
 	keys = append(keys, toolExecKeys()...)
 	return append(keys, toolWebKeys()...)
+}
+
+// toolSessionsKeys are tools.sessions: how far the session tools of a run
+// that is not the owner's may see.
+func toolSessionsKeys() []Key {
+	return []Key{
+		{Path: "tools.sessions", Kind: objectKind, Help: "the session tools", open: into(func(t *Tools, _ Value) *ToolsSessions { return &t.Sessions })},
+		{Path: "tools.sessions.visibility", Kind: enumKind(SessionsVisibilitySelf, SessionsVisibilityTree, SessionsVisibilityAgent, SessionsVisibilityAll), Default: SessionsVisibilitySelf,
+			Help: "what a run asked by a sender who is not an owner may read of other sessions: self (default), tree, agent or all; the owner's runs see their agent's sessions",
+			set:  on(func(s *ToolsSessions, v Value) { s.Visibility = v.Str() })},
+	}
 }
 
 // toolMessageKeys are tools.message: the message tool's reach.

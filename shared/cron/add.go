@@ -50,5 +50,6 @@ func WakeMessage(cfg *config.Config, agentID, text, id string, now time.Time) in
 		SenderName: "cron",
 		ReceivedAt: now.UnixMilli(),
 		Text:       "System event (source: wake): " + text,
+		Provenance: inbound.Untrusted, // the cron tool's: text a model wrote
 	}
 }

@@ -204,6 +204,8 @@ func TestMessageOfARun(t *testing.T) {
 		Payload: cron.Payload{Kind: cron.PayloadSystemEvent, Text: " check mail "}}, fired)
 	deliver := iso
 	deliver.Payload.Deliver, deliver.Payload.Channel, deliver.Payload.To = true, "telegram", "42"
+	byTool := iso
+	byTool.CreatedBy = cron.CreatedByTool
 	for _, tc := range []struct {
 		name string
 		job  cron.Job
@@ -211,13 +213,16 @@ func TestMessageOfARun(t *testing.T) {
 	}{
 		{"isolated", iso, inbound.Message{ID: "cron:daily:1764140400000", AgentID: "ops", SessionKey: "agent:ops:cron:daily",
 			Channel: inbound.Internal, ChatType: inbound.Direct, From: "cron", To: "cron", SenderName: "cron",
-			Text: "digest please", ReceivedAt: fired.UnixMilli(), TimeoutSeconds: 60, Label: "cron: Daily digest", Model: "openai/gpt-4o-mini"}},
+			Text: "digest please", ReceivedAt: fired.UnixMilli(), TimeoutSeconds: 60, Label: "cron: Daily digest", Model: "openai/gpt-4o-mini", Provenance: inbound.Owner}},
+		{"a job the cron tool created runs as untrusted", byTool, inbound.Message{ID: "cron:daily:1764140400000", AgentID: "ops", SessionKey: "agent:ops:cron:daily",
+			Channel: inbound.Internal, ChatType: inbound.Direct, From: "cron", To: "cron", SenderName: "cron",
+			Text: "digest please", ReceivedAt: fired.UnixMilli(), TimeoutSeconds: 60, Label: "cron: Daily digest", Model: "openai/gpt-4o-mini", Provenance: inbound.Untrusted}},
 		{"isolated, delivered", deliver, inbound.Message{ID: "cron:daily:1764140400000", AgentID: "ops", SessionKey: "agent:ops:cron:daily",
 			Channel: "telegram", ChatType: inbound.Direct, From: "cron", To: "42", SenderName: "cron",
-			Text: "digest please", ReceivedAt: fired.UnixMilli(), TimeoutSeconds: 60, Label: "cron: Daily digest", Model: "openai/gpt-4o-mini"}},
+			Text: "digest please", ReceivedAt: fired.UnixMilli(), TimeoutSeconds: 60, Label: "cron: Daily digest", Model: "openai/gpt-4o-mini", Provenance: inbound.Owner}},
 		{"main: a system event in the default agent's main session", main, inbound.Message{ID: "cron:mail:1764140400000", AgentID: "main",
 			SessionKey: "agent:main:main", Channel: inbound.Internal, ChatType: inbound.Direct, From: "cron", To: "cron", SenderName: "cron",
-			Text: "System event (source: cron job Mail): check mail", ReceivedAt: fired.UnixMilli()}},
+			Text: "System event (source: cron job Mail): check mail", ReceivedAt: fired.UnixMilli(), Provenance: inbound.Owner}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := cron.Message(tc.job, cfg, "1764140400000", fired)

@@ -71,7 +71,14 @@ type Job struct {
 	WakeMode       string   `json:"wakeMode"`
 	Payload        Payload  `json:"payload"`
 	State          State    `json:"state"`
+	// CreatedBy is "tool" for a job an agent's cron tool created: its
+	// runs are untrusted (inbound.Untrusted), whoever asked the agent.
+	// "" is the operator's (the gateway, the CLI).
+	CreatedBy string `json:"createdBy,omitempty"`
 }
+
+// CreatedByTool is Job.CreatedBy of a job the cron tool created.
+const CreatedByTool = "tool"
 
 // Schedule is when a job runs: {kind:"at", atMs} | {kind:"every",
 // everyMs, anchorMs?} | {kind:"cron", expr, tz?}.

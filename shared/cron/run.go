@@ -60,8 +60,8 @@ func SystemEvent(j Job) string {
 // Message is the inbound message of one run of j, fired at firedAt: an
 // agentTurn in the job's isolated session, delivered to payload.channel /
 // payload.to when deliver is set (else kept internal), or a system event
-// in the agent's main session. The job is the operator's own, so its text
-// is not wrapped as untrusted. payload.model becomes the fresh session's
+// in the agent's main session. An operator's job runs as the owner's; a
+// job the cron tool created (CreatedBy "tool") runs as untrusted text. payload.model becomes the fresh session's
 // model override (inbound.Message.Model); thinking is validated, not
 // applied yet.
 func Message(j Job, cfg *config.Config, fireKey string, firedAt time.Time) inbound.Message {
@@ -75,6 +75,10 @@ func Message(j Job, cfg *config.Config, fireKey string, firedAt time.Time) inbou
 		To:         sender,
 		SenderName: sender,
 		ReceivedAt: firedAt.UnixMilli(),
+		Provenance: inbound.Owner, // the operator's job
+	}
+	if j.CreatedBy == CreatedByTool {
+		m.Provenance = inbound.Untrusted // text a model wrote
 	}
 	if j.SessionTarget == TargetMain {
 		m.Text = SystemEvent(j)

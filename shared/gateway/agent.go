@@ -239,6 +239,7 @@ func (p AgentParams) message(t target, channel string, nowMS int64) inbound.Mess
 		ThreadID:   strings.TrimSpace(p.ThreadID),
 		Text:       p.Message,
 		ReceivedAt: nowMS,
+		Provenance: inbound.Owner, // the gateway token's holder: the operator
 
 		ExtraSystemPrompt: p.ExtraSystemPrompt,
 	}

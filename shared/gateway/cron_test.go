@@ -160,7 +160,7 @@ func TestCronLifecycle(t *testing.T) {
 		t.Fatalf("queued %d messages, runs %s %s; want 2 distinct", len(msgs), r1.RunID, r2.RunID)
 	}
 	want := inbound.Message{ID: "cron:job-1:manual-job-2", AgentID: "main", SessionKey: "agent:main:cron:job-1", Channel: inbound.Internal,
-		ChatType: inbound.Direct, From: "cron", To: "cron", SenderName: "cron", Text: "tidy up", ReceivedAt: testNow.UnixMilli(), Label: "cron: Nightly"}
+		ChatType: inbound.Direct, From: "cron", To: "cron", SenderName: "cron", Text: "tidy up", ReceivedAt: testNow.UnixMilli(), Label: "cron: Nightly", Provenance: inbound.Owner}
 	if d := cmp.Diff(want, msgs[0]); d != "" {
 		t.Errorf("queued message (-want +got):\n%s", d)
 	}

@@ -168,6 +168,7 @@ func (p WakePayload) request(cfg *config.Config, header string, newUUID func() s
 		Text:              SystemEvent(p.Text),
 		ReceivedAt:        nowMS,
 		ExtraSystemPrompt: UntrustedNotice,
+		Provenance:        inbound.Untrusted,
 	}
 	return hookRequest{route: "wake", mode: p.Mode, ingest: ingest.Request{Message: m, Origin: ingest.Operator}}, nil
 }
@@ -204,6 +205,7 @@ func (p AgentPayload) request(cfg *config.Config, header string, newUUID func() 
 		Text:              Envelope(p.Name, p.Message),
 		ReceivedAt:        nowMS,
 		ExtraSystemPrompt: UntrustedNotice,
+		Provenance:        inbound.Untrusted,
 	}
 	if key != "" {
 		m.ID = "hook:agent:" + key

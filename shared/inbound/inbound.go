@@ -73,6 +73,11 @@ type Message struct {
 	// Model, "provider/name", sets the session's model override (a
 	// sub-agent's sessions_spawn model).
 	Model string `json:"model,omitempty"`
+	// Provenance is who asked, where the door knows it (hooks, tool-made
+	// cron jobs and agent-to-agent text: Untrusted; the gateway: Owner);
+	// "" for a channel message, whose sender the runner judges against
+	// the configuration in force.
+	Provenance Provenance `json:"provenance,omitempty"`
 
 	// Flow, when set, makes the turn one step of an agent-to-agent flow
 	// (sessions_send's rounds and announce, a sub-agent's run): when the
@@ -171,6 +176,9 @@ func (m Message) Validate() error {
 		if strings.TrimSpace(f.v) == "" {
 			return fault.New(fault.Invalid, "inbound message: %s is required", f.name)
 		}
+	}
+	if !m.Provenance.Valid() {
+		return fault.New(fault.Invalid, "inbound message: unknown provenance %q", m.Provenance)
 	}
 	switch m.Kind {
 	case "":

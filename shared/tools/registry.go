@@ -25,6 +25,16 @@ type Entry struct {
 	// provide the tool and what to use instead: the answer a call to it
 	// gets. Such a tool has no New and is never offered.
 	Unavailable string
+	// Reach is what a call of the tool may reach beyond the run's own
+	// conversation (0: nothing); ReachOf, when set, computes it per call
+	// from the arguments. The run's gate refuses a call whose reach the
+	// run's provenance is not allowed (Allowed).
+	Reach   Reach
+	ReachOf ReachOf
+	// Untrusted: the tool's results are outside content (a fetched page,
+	// search results); after one, the rest of the run is judged as
+	// untrusted.
+	Untrusted bool
 	// New builds the tool for a run; nil for an unavailable tool, and for
 	// a tool the turn engine implements itself until it supplies the
 	// constructor (Registry.Supply).
@@ -99,17 +109,25 @@ func (r Registry) Supply(builds map[string]New) Registry {
 // Build returns the tools of one run, in registry order: those with a
 // constructor that run.Config enables (Entry.On), that allowed (the tool
 // policy's decision) allows, and whose constructor builds one for run.
-// The tools of the run share one scope (Shared).
+// The tools of the run share one scope (Shared) and one gate: every call
+// of a tool with a Reach or ReachOf is checked against run.Provenance
+// first (see Allowed).
 func (r Registry) Build(run Run, allowed func(name string) bool) []Tool {
 	run.scope = &scope{}
+	g := &gate{cfg: run.Config, who: run.Provenance}
 	var out []Tool
 	for _, e := range r.entries {
 		if e.New == nil || !e.On(run.Config) || !allowed(e.Name) {
 			continue
 		}
-		if tl := e.New(run); tl != nil {
-			out = append(out, tl)
+		tl := e.New(run)
+		if tl == nil {
+			continue
 		}
+		if e.Reach != 0 || e.ReachOf != nil || e.Untrusted {
+			tl = gated{Tool: tl, entry: e, run: run, gate: g}
+		}
+		out = append(out, tl)
 	}
 	return out
 }

@@ -50,6 +50,12 @@ type Ingress interface {
 // without a source for its channel is a fault.Invalid error.
 type AttachmentFetcher func(ctx context.Context, a inbound.Attachment, maxBytes int64) (model.Image, error)
 
+// StatusReport is the engine's /status report of the session key whose
+// entry is e; current says it is the run's own session, whose report also
+// reads the run's context and whether the session just replaced one that
+// expired.
+type StatusReport func(key string, e session.Entry, current bool) string
+
 // Run is one agent run as its tools see it: plain facts of the turn and
 // the ports the turn engine shares with its tools. A constructor (New)
 // reads it; none of it is the engine itself.
@@ -70,6 +76,13 @@ type Run struct {
 	Model model.Ref
 	// Now is the engine's clock; never nil.
 	Now func() time.Time
+	// Provenance is who asked for the run (ProvenanceOf): what its tools
+	// may reach past the conversation depends on it.
+	Provenance inbound.Provenance
+	// SessionVisibility is the tool policy's decision of which sessions
+	// the session tools see in a sandboxed run (config.VisibilitySpawned:
+	// only those it spawned); "" outside a sandbox: every session.
+	SessionVisibility string
 
 	// Ingress queues messages for sessions; nil: this deployment cannot.
 	Ingress Ingress
@@ -78,6 +91,9 @@ type Run struct {
 	// FetchAttachment loads an image attachment of Message; nil: none can
 	// be loaded.
 	FetchAttachment AttachmentFetcher
+	// Status is the engine's /status report (session_status's answer);
+	// nil: this run has none.
+	Status StatusReport
 
 	scope *scope // what a run's tools share (Shared); set by Registry.Build
 }

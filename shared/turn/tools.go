@@ -63,7 +63,7 @@ func (p *Processor) toolRun(t *turnState, e session.Entry, ref model.Ref) tools.
 	}
 	channel := t.msg.Channel
 	return tools.Run{Config: cfg, Message: t.msg, AgentID: agentOf(t.msg.SessionKey, e), Entry: e, Model: ref, Now: now,
-		Ingress: p.queue(), Models: p.Models,
+		Provenance: tools.ProvenanceOf(cfg, t.msg), Ingress: p.queue(), Models: p.Models,
 		FetchAttachment: func(ctx context.Context, a inbound.Attachment, maxBytes int64) (model.Image, error) {
 			return p.fetchAttachment(ctx, channel, a, maxBytes)
 		}}

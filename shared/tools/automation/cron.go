@@ -146,6 +146,7 @@ func (c CronTool) do(ctx context.Context, a cronArgs) (any, error) {
 		if strings.TrimSpace(j.ID) == "" {
 			j.ID = c.id("add")
 		}
+		j.CreatedBy = cron.CreatedByTool // its runs are untrusted
 		return c.svc.Add(ctx, j)
 	case "update":
 		if a.Patch == nil {

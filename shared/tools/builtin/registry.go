@@ -99,7 +99,7 @@ func sessionEntries() []tools.Entry {
 // default), where the deployment has their backends.
 func webEntries(d Deps) []tools.Entry {
 	return []tools.Entry{
-		{Name: web.FetchName, Group: "group:web",
+		{Name: web.FetchName, Group: "group:web", Untrusted: true,
 			Enabled: func(cfg *config.Config) bool { return cfg.Tools.Web.Fetch.Enabled },
 			New: func(run tools.Run) tools.Tool {
 				if d.WebFetch == nil {
@@ -107,7 +107,7 @@ func webEntries(d Deps) []tools.Entry {
 				}
 				return web.NewFetchTool(d.WebFetch, run.Config.Tools.Web.Fetch.MaxChars)
 			}},
-		{Name: web.SearchName, Group: "group:web",
+		{Name: web.SearchName, Group: "group:web", Untrusted: true,
 			Enabled: func(cfg *config.Config) bool { return cfg.Tools.Web.Search.Enabled },
 			New: func(run tools.Run) tools.Tool {
 				if d.WebSearch == nil {
@@ -137,14 +137,14 @@ func mediaEntries(d Deps) []tools.Entry {
 // gateway, where it has the config store and commands.restart enables it.
 func automationEntries(d Deps) []tools.Entry {
 	return []tools.Entry{
-		{Name: automation.CronName, Group: "group:automation",
+		{Name: automation.CronName, Group: "group:automation", ReachOf: automation.CronReach,
 			New: func(run tools.Run) tools.Tool {
 				if d.Cron == nil {
 					return nil
 				}
 				return automation.NewCronTool(d.Cron, run)
 			}},
-		{Name: automation.GatewayName, Group: "group:automation",
+		{Name: automation.GatewayName, Group: "group:automation", ReachOf: automation.GatewayReach,
 			Enabled: func(cfg *config.Config) bool { return cfg.Commands.Restart },
 			New: func(tools.Run) tools.Tool {
 				if d.ConfigDoc == nil {
@@ -170,11 +170,11 @@ func fileEntries(d Deps) []tools.Entry {
 	return []tools.Entry{
 		{Name: files.ReadName, Group: "group:fs", Profiles: profiles(coding),
 			New: withSession(func(run tools.Run) tools.Tool { return files.NewReadTool(files.SessionOf(run, d.Files)) })},
-		{Name: files.WriteName, Group: "group:fs", Profiles: profiles(coding),
+		{Name: files.WriteName, Group: "group:fs", Profiles: profiles(coding), ReachOf: files.WriteReach,
 			New: withSession(func(run tools.Run) tools.Tool { return files.NewWriteTool(files.SessionOf(run, d.Files)) })},
-		{Name: files.EditName, Group: "group:fs", Profiles: profiles(coding),
+		{Name: files.EditName, Group: "group:fs", Profiles: profiles(coding), ReachOf: files.WriteReach,
 			New: withSession(func(run tools.Run) tools.Tool { return files.NewEditTool(files.SessionOf(run, d.Files)) })},
-		{Name: files.ApplyPatchName, Group: "group:fs", Profiles: profiles(coding),
+		{Name: files.ApplyPatchName, Group: "group:fs", Profiles: profiles(coding), ReachOf: files.PatchReach,
 			Enabled: func(cfg *config.Config) bool { return cfg.Tools.Exec.ApplyPatch.Enabled },
 			New: withSession(func(run tools.Run) tools.Tool {
 				if !openAI(run.Model) {
