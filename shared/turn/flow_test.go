@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/model"
@@ -15,7 +16,9 @@ import (
 	"github.com/zero-gateway/zero/shared/outbox/outboxtest"
 	"github.com/zero-gateway/zero/shared/run"
 	"github.com/zero-gateway/zero/shared/run/runtest"
+	"github.com/zero-gateway/zero/shared/tools"
 	"github.com/zero-gateway/zero/shared/turn/turntest"
+	"github.com/zero-gateway/zero/shared/untrusted"
 )
 
 // flowOutbox is the in-memory outbox, counting Puts.
@@ -191,9 +194,17 @@ func TestFlowRoundPrompts(t *testing.T) {
 	f.drain(t, "R1 all green", "R2 thanks", "REPLY_SKIP", "posted")
 	q := f.queue.queued
 	round2, announce := q[1], q[3]
-	if round2.Text != "R1 all green" || !strings.Contains(round2.ExtraSystemPrompt, "Current agent: Agent 1 (requester).") ||
+	if !strings.Contains(round2.Text, untrusted.BeginMarker+"\nOriginal request: status please\n\nLatest reply:\nR1 all green\n"+untrusted.EndMarker) ||
+		!strings.Contains(round2.ExtraSystemPrompt, "Current agent: Agent 1 (requester).") ||
 		!strings.Contains(round2.ExtraSystemPrompt, "reply exactly REPLY_SKIP") {
-		t.Errorf("round 2 = %q with context %q; want the target's reply and the reply-step context", round2.Text, round2.ExtraSystemPrompt)
+		t.Errorf("round 2 = %q with context %q; want the request and the target's reply as untrusted content, and the reply-step context", round2.Text, round2.ExtraSystemPrompt)
+	}
+	// Agent-written text never reaches a system prompt.
+	if strings.Contains(round2.ExtraSystemPrompt, "status please") || strings.Contains(round2.ExtraSystemPrompt, "R1 all green") {
+		t.Errorf("round 2's system prompt %q carries an agent's words", round2.ExtraSystemPrompt)
+	}
+	if got := tools.ProvenanceOf(config.Default(), round2); got != inbound.Untrusted {
+		t.Errorf("round 2's provenance = %q; want untrusted", got)
 	}
 	for _, want := range []string{"Original request: status please", "Round 1 reply: R1 all green", "Latest reply: R2 thanks", "reply exactly ANNOUNCE_SKIP"} {
 		if !strings.Contains(announce.Text, want) {

@@ -42,7 +42,10 @@ func (m *a2aModel) flaky(req chatRequest) bool {
 			system += contentText(msg.Content)
 		}
 	}
-	if !strings.Contains(system, "Agent-to-agent reply step:") || !strings.Contains(system, "flaky") {
+	// The original request is the round's user message (untrusted
+	// content), never the system prompt.
+	last := contentText(req.Messages[len(req.Messages)-1].Content)
+	if !strings.Contains(system, "Agent-to-agent reply step:") || !strings.Contains(last, "flaky") {
 		return false
 	}
 	m.mu.Lock()
