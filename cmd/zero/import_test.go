@@ -285,8 +285,11 @@ func TestImportSQLiteMatchesJSONL(t *testing.T) {
 func TestImportBrokenInput(t *testing.T) {
 	s := newMigrateStack(t)
 	out, errOut, err := zeroRun(t, "import", "--from", brokenFixture)
-	if err == nil || !strings.Contains(err.Error(), "4 items skipped") {
-		t.Fatalf("err = %v, want 4 items skipped", err)
+	if err == nil || !strings.Contains(err.Error(), "5 items skipped") {
+		t.Fatalf("err = %v, want 5 items skipped", err)
+	}
+	if !strings.Contains(out, "imported 2 sessions") || !strings.Contains(out, "5 skipped") {
+		t.Errorf("stdout = %q, want the refused row of another agent counted as skipped", out)
 	}
 	if !strings.Contains(out, "1 created") {
 		t.Errorf("stdout = %q, want the good session created", out)
@@ -297,6 +300,7 @@ func TestImportBrokenInput(t *testing.T) {
 		"skipped: " + store + ":9 (agent:main:dm:missing): transcript ",
 		"skipped: " + brokenFixture + "/agents/main/sessions/77777777-7777-4777-8777-777777777777.jsonl:3 (agent:main:dm:badline): not a JSON object",
 		"skipped: " + store + ":17 (agent:main:dm:badtype): entry: json: cannot unmarshal",
+		"skipped: " + store + ":21 (agent:work:main): invalid: the key names agent \"work\", but it is in agent \"main\"'s store; not imported",
 	} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errOut)

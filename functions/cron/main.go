@@ -6,13 +6,13 @@
 // Scheduler retry the invocation, which is safe: a fire is idempotent on
 // its scheduled time.
 //
-// Environment: ZERO_TABLE (jobs, their run records, the runs),
-// ZERO_QUEUE_URL, ZERO_CONFIG_PARAMETER and ZERO_CONFIG_TTL.
+// Its environment is settings.Cron (functions/internal/settings): the
+// table (jobs, their run records, the runs), the work queue and
+// zero.json's parameter.
 package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"os"
 
@@ -20,6 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/zero-gateway/zero/functions/internal/ingress"
+	"github.com/zero-gateway/zero/functions/internal/settings"
 	"github.com/zero-gateway/zero/shared/awsconfig"
 	"github.com/zero-gateway/zero/shared/cron"
 	"github.com/zero-gateway/zero/shared/cron/fire"
@@ -44,17 +45,17 @@ func main() {
 	})
 }
 
-// setup builds the firer once per cold start; the error names what is
-// missing.
+// setup reads the settings once and builds the firer; the error names
+// what is missing.
 func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (*fire.Firer, error) {
-	table := os.Getenv("ZERO_TABLE")
-	if table == "" {
-		return nil, fmt.Errorf("environment variable ZERO_TABLE is required")
+	var s settings.Cron
+	if err := settings.Load(&s); err != nil {
+		return nil, err
 	}
-	in, err := ingress.FromEnv(ctx, calls, logger)
+	in, err := ingress.New(ctx, ingress.Settings{Config: s.Config, Queue: s.Queue, Table: s.Table}, calls, logger)
 	if err != nil {
 		return nil, err
 	}
-	store := dynamo.New(dynamodb.NewFromConfig(in.AWS), table)
+	store := dynamo.New(dynamodb.NewFromConfig(in.AWS), s.Table)
 	return fire.New(fire.Deps{Store: store.Cron(), Runs: store.Runs(), Door: in.Door, Settings: in.Settings}), nil
 }

@@ -6,13 +6,13 @@
 // the FIFO work queue), then answers with a deferred response that the
 // runner edits with the reply.
 //
-// Environment: DISCORD_PUBLIC_KEY (the application's public key, hex; when
-// missing or malformed every request is refused with 401),
-// DISCORD_APPLICATION_ID (logged; the interactions carry it),
-// ZERO_QUEUE_URL, ZERO_CONFIG_PARAMETER (zero.json: routing, session keys,
-// channels.discord.allowFrom), ZERO_CONFIG_TTL and ZERO_TABLE (where a
-// /stop is marked the moment it arrives; without it /stop waits its turn).
-// It reads no secret: the public key is public.
+// Its environment is settings.DiscordInteractions
+// (functions/internal/settings): the application's public key (hex; when
+// missing or malformed every request is refused with 401), its id
+// (logged; the interactions carry it), the work queue, zero.json's
+// parameter (routing, session keys, channels.discord.allowFrom) and the
+// table where a /stop is marked the moment it arrives (without it /stop
+// waits its turn). It reads no secret: the public key is public.
 package main
 
 import (
@@ -22,6 +22,7 @@ import (
 	"os"
 
 	"github.com/zero-gateway/zero/functions/internal/ingress"
+	"github.com/zero-gateway/zero/functions/internal/settings"
 	"github.com/zero-gateway/zero/shared/awsconfig"
 	"github.com/zero-gateway/zero/shared/discord"
 	"github.com/zero-gateway/zero/shared/httpapi"
@@ -39,15 +40,17 @@ func main() {
 	httpapi.Start(logger, calls, handler)
 }
 
+// setup reads the settings once and builds the handler; the error names
+// what is missing.
 func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (http.Handler, error) {
-	in, err := ingress.FromEnv(ctx, calls, logger)
+	var s settings.DiscordInteractions
+	if err := settings.Load(&s); err != nil {
+		return nil, err
+	}
+	in, err := ingress.New(ctx, ingress.Settings{Config: s.Config, Queue: s.Queue, Table: s.Table}, calls, logger)
 	if err != nil {
 		return nil, err
 	}
-	logger.Info("discord interactions endpoint", "application_id", os.Getenv("DISCORD_APPLICATION_ID"))
-	return discord.NewInteractions(discord.InteractionsConfig{
-		PublicKey: os.Getenv("DISCORD_PUBLIC_KEY"),
-		Door:      in.Door,
-		Log:       logger,
-	}), nil
+	logger.Info("discord interactions endpoint", "application_id", s.ApplicationID)
+	return discord.NewInteractions(discord.InteractionsConfig{PublicKey: s.PublicKey, Door: in.Door, Log: logger}), nil
 }

@@ -3,11 +3,11 @@
 // wrapped as untrusted external content, to the ingest door, which queues
 // it on the session's FIFO group (shared/hooks has the contract).
 //
-// Environment: ZERO_HOOKS_TOKEN_PARAMETER (the SSM SecureString parameter
-// holding the bearer token, at least 32 characters: read at cold start and
-// again every ZERO_SECRETS_TTL; not set: every hook is refused with 401),
-// ZERO_QUEUE_URL, ZERO_CONFIG_PARAMETER (zero.json: the default agent, the
-// main key, the send policy) and ZERO_CONFIG_TTL. No table: a hook's
+// Its environment is settings.Hooks (functions/internal/settings): the
+// SSM parameter holding the bearer token (read at cold start and again
+// every ZERO_SECRETS_TTL; not set: every hook is refused with 401), the
+// work queue and its sub-agent lane, and zero.json's parameter (the
+// default agent, the main key, the send policy). No table: a hook's
 // message is never a /stop, so it writes no stop mark.
 package main
 
@@ -18,6 +18,7 @@ import (
 	"os"
 
 	"github.com/zero-gateway/zero/functions/internal/ingress"
+	"github.com/zero-gateway/zero/functions/internal/settings"
 	"github.com/zero-gateway/zero/shared/awsconfig"
 	"github.com/zero-gateway/zero/shared/hooks"
 	"github.com/zero-gateway/zero/shared/httpapi"
@@ -37,18 +38,18 @@ func main() {
 	httpapi.Start(logger, calls, h)
 }
 
-// setup reads the environment, the token (one GetParameters) and builds
+// setup reads the settings once, the token (one GetParameters) and builds
 // the handler; the error names what is missing, never a secret's value.
 func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (http.Handler, error) {
-	in, err := ingress.FromEnv(ctx, calls, logger)
+	var s settings.Hooks
+	if err := settings.Load(&s); err != nil {
+		return nil, err
+	}
+	in, err := ingress.New(ctx, ingress.Settings{Config: s.Config, Queue: s.Queue, SubagentQueue: s.SubagentQueue}, calls, logger)
 	if err != nil {
 		return nil, err
 	}
-	settings, door := in.Settings, in.Door
-	secrets, err := ssmparam.SecretsFromEnv(in.SSM, logger, secret.HooksToken)
-	if err != nil {
-		return nil, err
-	}
+	secrets := ssmparam.NewSecrets(in.SSM, settings.SecretParameters(s), s.Secrets.TTL, logger)
 	// The cold start's one read; a token under 32 characters stops here.
 	if err := secrets.Load(ctx); err != nil {
 		return nil, err
@@ -56,7 +57,7 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 	// The handler holds the token; it is built again when a re-read finds
 	// it rotated. No token: every hook is refused.
 	handler := secret.Derive(secret.OrEmpty(secrets), secret.HooksToken, func(token string) (http.Handler, error) {
-		return hooks.New(hooks.Config{Token: token, Door: door, Settings: settings, Log: logger}), nil
+		return hooks.New(hooks.Config{Token: token, Door: in.Door, Settings: in.Settings, Log: logger}), nil
 	})
 	if _, err := handler.Get(ctx); err != nil {
 		return nil, err

@@ -14,7 +14,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/zero-gateway/zero/shared/discord"
 	"github.com/zero-gateway/zero/shared/inbound"
+	"github.com/zero-gateway/zero/shared/telegram"
 	"github.com/zero-gateway/zero/shared/turn"
 	"github.com/zero-gateway/zero/shared/webchat"
 )
@@ -26,7 +28,7 @@ func TestAttachmentsOf(t *testing.T) {
 		want    []string
 	}{
 		{name: "telegram and discord fetch; webchat does not",
-			senders: map[string]turn.Sender{"telegram": &telegramSender{}, "discord": &discordSender{}, webchat.Channel: webchat.Sender{}},
+			senders: map[string]turn.Sender{"telegram": &telegram.RotatingClient{}, "discord": &discord.RotatingClient{}, webchat.Channel: webchat.Sender{}},
 			want:    []string{"discord", "telegram"}},
 		{name: "no telegram", senders: map[string]turn.Sender{webchat.Channel: webchat.Sender{}}},
 	}

@@ -6,6 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/zero-gateway/zero/shared/discord"
+	"github.com/zero-gateway/zero/shared/telegram"
 	"github.com/zero-gateway/zero/shared/turn"
 	"github.com/zero-gateway/zero/shared/webchat"
 )
@@ -17,9 +19,9 @@ func TestMessengersOf(t *testing.T) {
 		want    []string
 	}{
 		{name: "telegram and discord act; webchat does not",
-			senders: map[string]turn.Sender{"telegram": &telegramSender{}, "discord": &discordSender{}, webchat.Channel: webchat.Sender{}},
+			senders: map[string]turn.Sender{"telegram": &telegram.RotatingClient{}, "discord": &discord.RotatingClient{}, webchat.Channel: webchat.Sender{}},
 			want:    []string{"discord", "telegram"}},
-		{name: "telegram only", senders: map[string]turn.Sender{"telegram": &telegramSender{}}, want: []string{"telegram"}},
+		{name: "telegram only", senders: map[string]turn.Sender{"telegram": &telegram.RotatingClient{}}, want: []string{"telegram"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -33,7 +35,7 @@ func TestMessengersOf(t *testing.T) {
 			}
 		})
 	}
-	if (&telegramSender{}).Supports("thread-list") || !(&discordSender{}).Supports("thread-list") {
+	if (&telegram.RotatingClient{}).Supports("thread-list") || !(&discord.RotatingClient{}).Supports("thread-list") {
 		t.Error("Supports: telegram has no thread-list; discord has")
 	}
 }

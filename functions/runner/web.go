@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"net/http"
-	"os"
 	"time"
 
+	"github.com/zero-gateway/zero/functions/internal/settings"
 	"github.com/zero-gateway/zero/shared/brave"
 	"github.com/zero-gateway/zero/shared/secret"
 	"github.com/zero-gateway/zero/shared/tools/web"
@@ -26,18 +26,18 @@ type braveSearcher struct {
 	client *secret.Derived[*brave.Client]
 }
 
-// newWebSearcher reads the key from secrets where the deployment names
-// its parameter (a missing secret or parameter is no key), and
-// BRAVE_API_BASE_URL (default brave.DefaultBaseURL, a fake's in tests).
-func newWebSearcher(secrets secret.Getter) *braveSearcher {
+// newWebSearcher reads the key from secrets where b names its parameter
+// (template.yaml always does; a bare local run may not: a missing secret
+// or parameter is no key), on b.BaseURL ("": brave.DefaultBaseURL, a
+// fake's in tests).
+func newWebSearcher(secrets secret.Getter, b settings.Brave) *braveSearcher {
 	var keys secret.Getter = noSecret{}
-	if braveKeyConfigured() {
+	if b.KeyParameter != "" {
 		keys = secret.OrEmpty(secrets)
 	}
-	base := envOr("BRAVE_API_BASE_URL", brave.DefaultBaseURL)
 	httpClient := &http.Client{Timeout: 15 * time.Second}
 	return &braveSearcher{client: secret.Derive(keys, secret.BraveAPIKey, func(key string) (*brave.Client, error) {
-		return brave.New(key, base, httpClient)
+		return brave.New(key, b.BaseURL, httpClient)
 	})}
 }
 
@@ -58,6 +58,7 @@ func (b *braveSearcher) Search(ctx context.Context, query string, count int) ([]
 	return out, nil
 }
 
-// braveKeyConfigured reports whether the deployment names the Brave key's
-// parameter (template.yaml always does; a bare local run may not).
-func braveKeyConfigured() bool { return os.Getenv(secret.BraveAPIKey.Env) != "" }
+// noSecret is a getter whose every secret is unset ("").
+type noSecret struct{}
+
+func (noSecret) Get(context.Context, secret.Spec) (string, error) { return "", nil }

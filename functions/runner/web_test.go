@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zero-gateway/zero/functions/internal/settings"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/secret"
 	"github.com/zero-gateway/zero/shared/tools/web"
@@ -36,23 +37,22 @@ func TestBraveSearcher(t *testing.T) {
 	defer srv.Close()
 	tests := []struct {
 		name      string
-		paramEnv  string
+		param     string
 		secrets   mapSecrets
 		want      []web.Result
 		wantErr   string
 		wantCalls int
 	}{
-		{name: "key set", paramEnv: "/zero/s/secrets/brave-api-key", secrets: mapSecrets{"brave-api-key": "bsa-key"},
+		{name: "key set", param: "/zero/s/secrets/brave-api-key", secrets: mapSecrets{"brave-api-key": "bsa-key"},
 			want: []web.Result{{Title: "ZERO", URL: "https://zero.example/", Description: "a gateway"}}, wantCalls: 1},
-		{name: "secret not set", paramEnv: "/zero/s/secrets/brave-api-key", secrets: mapSecrets{}, wantErr: "not configured"},
-		{name: "parameter not named", paramEnv: "", secrets: mapSecrets{"brave-api-key": "bsa-key"}, wantErr: "not configured"},
+		{name: "secret not set", param: "/zero/s/secrets/brave-api-key", secrets: mapSecrets{}, wantErr: "not configured"},
+		{name: "parameter not named", param: "", secrets: mapSecrets{"brave-api-key": "bsa-key"}, wantErr: "not configured"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			hits = 0
-			t.Setenv(secret.BraveAPIKey.Env, tt.paramEnv)
-			t.Setenv("BRAVE_API_BASE_URL", srv.URL)
-			got, err := newWebSearcher(tt.secrets).Search(context.Background(), "zero gateway", 4)
+			b := settings.Brave{KeyParameter: tt.param, BaseURL: srv.URL}
+			got, err := newWebSearcher(tt.secrets, b).Search(context.Background(), "zero gateway", 4)
 			if tt.wantErr != "" {
 				if !fault.Is(err, fault.Unauthorized) || !strings.Contains(fault.Message(err), tt.wantErr) {
 					t.Fatalf("Search = %v; want an Unauthorized error with %q", err, tt.wantErr)

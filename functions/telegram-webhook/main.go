@@ -5,26 +5,23 @@
 // queue (one message group per session). It answers 2xx once the update is
 // queued (or refused or ignored for good).
 //
-// Environment: TELEGRAM_WEBHOOK_SECRET_PARAMETER (the SSM SecureString
-// parameter holding the setWebhook secret_token: read at cold start, again
-// every ZERO_SECRETS_TTL, so a rotation applies within it), TELEGRAM_BOT_ID
-// (the bot's numeric id, for the dedup ids: the webhook never sees the
-// token), ZERO_QUEUE_URL,
-// ZERO_CONFIG_PARAMETER (the SSM parameter holding zero.json: routing,
-// session keys, channels.telegram.allowFrom), ZERO_CONFIG_TTL and ZERO_TABLE
-// (where a /stop is marked the moment it arrives; without it /stop waits
-// its turn in the queue).
+// Its environment is settings.TelegramWebhook (functions/internal/settings):
+// the bot's numeric id (the webhook never sees the token), the SSM
+// parameter holding setWebhook's secret_token (read at cold start, again
+// every ZERO_SECRETS_TTL, so a rotation applies within it), the work
+// queue, zero.json's parameter (routing, session keys,
+// channels.telegram.allowFrom) and the table where a /stop is marked the
+// moment it arrives (without it /stop waits its turn in the queue).
 package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
-	"strings"
 
 	"github.com/zero-gateway/zero/functions/internal/ingress"
+	"github.com/zero-gateway/zero/functions/internal/settings"
 	"github.com/zero-gateway/zero/shared/awsconfig"
 	"github.com/zero-gateway/zero/shared/httpapi"
 	"github.com/zero-gateway/zero/shared/lambdalog"
@@ -45,29 +42,27 @@ func main() {
 	httpapi.Start(logger, calls, webhook)
 }
 
+// setup reads the settings once, the secret (one GetParameters) and builds
+// the handler; the error names what is missing, never the secret's value.
 func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (http.Handler, error) {
-	botID := os.Getenv("TELEGRAM_BOT_ID")
-	if botID == "" || strings.Trim(botID, "0123456789") != "" {
-		return nil, fmt.Errorf("environment variable TELEGRAM_BOT_ID is required: the bot's numeric id (the bot token's part before ':')")
+	var s settings.TelegramWebhook
+	if err := settings.Load(&s); err != nil {
+		return nil, err
 	}
-	in, err := ingress.FromEnv(ctx, calls, logger)
+	in, err := ingress.New(ctx, ingress.Settings{Config: s.Config, Queue: s.Queue, Table: s.Table}, calls, logger)
 	if err != nil {
 		return nil, err
 	}
-	secrets, err := ssmparam.SecretsFromEnv(in.SSM, logger, secret.TelegramWebhookSecret)
-	if err != nil {
-		return nil, err
-	}
+	secrets := ssmparam.NewSecrets(in.SSM, settings.SecretParameters(s), s.Secrets.TTL, logger)
 	// The cold start's one read: a missing or short secret stops here,
 	// named, and Telegram redelivers once it is fixed.
 	if err := secrets.Load(ctx); err != nil {
 		return nil, err
 	}
-	door := in.Door
 	// The handler holds the secret; it is built again when a re-read
 	// finds the secret rotated.
 	handler := secret.Derive(secrets, secret.TelegramWebhookSecret, func(value string) (http.Handler, error) {
-		return telegram.NewWebhook(telegram.WebhookConfig{Secret: value, BotID: botID, Door: door, Log: logger}), nil
+		return telegram.NewWebhook(telegram.WebhookConfig{Secret: value, BotID: s.BotID, Door: in.Door, Log: logger}), nil
 	})
 	if _, err := handler.Get(ctx); err != nil {
 		return nil, err

@@ -35,7 +35,7 @@ var roles = map[string]string{
 	"turn":         "core",
 	"config":       "core",
 	"tool":         "core",
-	"tools":        "core", // the built-in tools: the registry (tools), its list (builtin) and the families (web, memory, files, media, automation)
+	"tools":        "core", // the built-in tools: the registry (tools), its list (builtin) and the families (web, memory, files, media, automation, sessions, messaging)
 	"agent":        "core",
 	"workspace":    "core",
 	"gateway":      "core",
@@ -44,6 +44,7 @@ var roles = map[string]string{
 	"hooks":        "core", // POST /hooks/wake and /hooks/agent: bearer token, payloads, untrusted envelope
 	"cron":         "core", // cron jobs: the model, validation, Scheduler expressions, the run message, the store port
 	"contextstore": "core", // a session's model context past the store item: immutable base objects plus the inline tail
+	"compaction":   "core", // compacting a model context: what is kept, the summary request, applying a compaction line, pruning requests
 	"cost":         "core", // AWS list prices: a run's infrastructure cost from its call counts and Lambda time
 	"memory":       "core", // memory_search / memory_get: BM25 over MEMORY.md and memory/**/*.md, cached per agent
 	"untrusted":    "core", // the envelope around external content (hooks, web tools)

@@ -318,6 +318,11 @@ type ToolsAgentToAgent struct {
 type Channel struct {
 	AllowFrom []string // who may start turns; empty: nobody
 	Owners    []string // who may run owner-only commands; empty: nobody
+	// BotUsername is the bot's username on the channel, without "@"
+	// (Telegram: the one @BotFather gave it): a group command addressed
+	// "/cmd@name" is the bot's only when name is this one (any case).
+	// "": no addressed group command is.
+	BotUsername string
 }
 
 // Parse reads a JSON5 document, applies the defaults and validates it.

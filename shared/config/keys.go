@@ -323,6 +323,8 @@ func channelKeys() []Key {
 			set: on(func(ch *Channel, v Value) { ch.AllowFrom = v.Strings() })},
 		{Path: "channels.<channel>.owners", Kind: listOf(idKind), Help: `peer ids (or "*") allowed owner-only commands`,
 			set: on(func(ch *Channel, v Value) { ch.Owners = v.Strings() })},
+		{Path: "channels.<channel>.botUsername", Kind: stringKind, Help: `the bot's username ("@" optional): in a group, "/cmd@name" is a command only for this name; unset, no addressed group command is`,
+			set: on(func(ch *Channel, v Value) { ch.BotUsername = v.Str() })},
 	}
 }
 

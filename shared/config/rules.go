@@ -297,10 +297,21 @@ func storeChannel(c *Config, ch *Channel, v Value) {
 	name := normalize(v.Key())
 	ch.AllowFrom = bareIDs(ch.AllowFrom, name, v.Child("allowFrom"))
 	ch.Owners = bareIDs(ch.Owners, name, v.Child("owners"))
+	ch.BotUsername = botUsername(ch.BotUsername, v.Child("botUsername"))
 	for _, key := range v.Claim(secretKey) {
 		v.Child(key).Warnf("ignored: secrets belong in the function environment or SSM, never in the config")
 	}
 	c.Channels[name] = *ch
+}
+
+// botUsername is a channel's bot username without "@": letters, digits
+// and "_", at most 64 of them (Telegram's are 5 to 32).
+func botUsername(name string, v Value) string {
+	name = strings.TrimPrefix(strings.TrimSpace(name), "@")
+	if name != "" && (len(name) > 64 || strings.Trim(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != "") {
+		v.Failf("want the bot's username: letters, digits and _ (e.g. ZeroBot), got %q", name)
+	}
+	return name
 }
 
 func bareIDs(ids []string, channel string, v Value) []string {

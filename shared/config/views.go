@@ -98,6 +98,12 @@ func (c *Config) IsOwner(channel, sender string) bool {
 	return c.listed(channel, sender, func(ch Channel) []string { return ch.Owners })
 }
 
+// BotUsername is channels.<channel>.botUsername, without "@"; "" when
+// not configured.
+func (c *Config) BotUsername(channel string) string {
+	return c.Channels[normalize(channel)].BotUsername
+}
+
 // Owners returns channels.<channel>.owners (bare ids, "*" for anyone); nil
 // when none are configured, for a refusal that says where to set them:
 // see OwnersKey.

@@ -115,6 +115,9 @@ func (c *Client) PostPart(ctx context.Context, to session.DeliveryContext, part 
 	if strings.TrimSpace(to.To) == "" {
 		return fault.New(fault.Invalid, "discord send: no channel id")
 	}
+	if err := snowflake("channel", to.To); err != nil {
+		return err
+	}
 	return c.call(ctx, "channel message", http.MethodPost, "/channels/"+url.PathEscape(to.To)+"/messages", "Bot "+c.botToken, body)
 }
 

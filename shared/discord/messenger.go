@@ -32,11 +32,16 @@ func (c *Client) Supports(action string) bool {
 // agent never pings anyone. Guild-wide reads (thread-list, channel-list,
 // member-info) use a.GuildID or else the channel's server; thread-list
 // without a.GuildID lists only the channel's threads. thread-reply posts
-// only to a thread whose parent is a.To.To. Errors are classified as
-// call's; no bot token is fault.Invalid.
+// only to a thread whose parent is a.To.To. Every id that goes into a
+// path must be a snowflake (checkIDs), else the call is fault.Invalid and
+// no request is made. Errors are classified as call's; no bot token is
+// fault.Invalid.
 func (c *Client) Do(ctx context.Context, a chataction.Action) (chataction.Result, error) {
 	if c.botToken == "" {
 		return chataction.Result{}, fault.New(fault.Invalid, "discord: the message tool needs the bot token (secret discord-bot-token)")
+	}
+	if err := checkIDs(a); err != nil {
+		return chataction.Result{}, err
 	}
 	ch := "/channels/" + url.PathEscape(a.To.To)
 	msg := ch + "/messages/" + url.PathEscape(a.MessageID)
@@ -302,7 +307,7 @@ func (c *Client) guildOf(ctx context.Context, a chataction.Action) (string, erro
 	if ch.GuildID == "" {
 		return "", fault.New(fault.Invalid, "discord %s: channel %s is not in a server", a.Action, a.To.To)
 	}
-	return ch.GuildID, nil
+	return ch.GuildID, snowflake("server", ch.GuildID)
 }
 
 // bare sends a request without a body whose answer is empty (204).

@@ -11,6 +11,7 @@ import (
 
 	"github.com/zero-gateway/zero/shared/chataction"
 	"github.com/zero-gateway/zero/shared/discord"
+	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/session"
 )
 
@@ -174,5 +175,73 @@ func TestMessengerNeedsBotToken(t *testing.T) {
 		if !c.Supports(a) {
 			t.Errorf("Supports(%q) = false", a)
 		}
+	}
+}
+
+// TestMessengerRefusesBadIDs: an id that goes into a request path must be
+// a snowflake (1-20 digits); anything else, ".." above all (path
+// escaping lets it through, and it would send the request to another
+// route), is fault.Invalid before any request.
+func TestMessengerRefusesBadIDs(t *testing.T) {
+	to := session.DeliveryContext{Channel: discord.Channel, To: "100"}
+	thread := func(id string) session.DeliveryContext {
+		return session.DeliveryContext{Channel: discord.Channel, To: "100", ThreadID: id}
+	}
+	tests := []struct {
+		name      string
+		act       chataction.Action
+		answers   []answer
+		wantCalls int
+		wantErr   string
+	}{
+		{name: "a message id of ..", act: chataction.Action{Action: chataction.Delete, To: to, MessageID: ".."}, wantErr: `message id ".."`},
+		{name: "a message id climbing two levels", act: chataction.Action{Action: chataction.Edit, To: to, MessageID: "../..", Text: "x"}, wantErr: `message id "../.."`},
+		{name: "no message id where one is needed", act: chataction.Action{Action: chataction.Pin, To: to}, wantErr: `message id ""`},
+		{name: "a 21-digit message id", act: chataction.Action{Action: chataction.React, To: to, MessageID: "123456789012345678901", Emoji: "x"}, wantErr: "not a Discord id"},
+		{name: "a thread-create message id", act: chataction.Action{Action: chataction.ThreadCreate, To: to, MessageID: "..", Name: "n"}, wantErr: `message id ".."`},
+		{name: "a channel id of ..", act: chataction.Action{Action: chataction.Send, To: session.DeliveryContext{Channel: discord.Channel, To: ".."}, Text: "x"}, wantErr: `channel id ".."`},
+		{name: "a channel id with a query", act: chataction.Action{Action: chataction.ChannelInfo, To: session.DeliveryContext{Channel: discord.Channel, To: "100?x=1"}}, wantErr: `channel id "100?x=1"`},
+		{name: "a thread id of ..", act: chataction.Action{Action: chataction.ThreadReply, To: thread(".."), Text: "x"}, wantErr: `thread id ".."`},
+		{name: "a reply-to id", act: chataction.Action{Action: chataction.Send, To: to, Text: "x", ReplyTo: "abc"}, wantErr: `reply-to message id "abc"`},
+		{name: "a server id", act: chataction.Action{Action: chataction.ChannelList, To: to, GuildID: ".."}, wantErr: `server id ".."`},
+		{name: "a user id", act: chataction.Action{Action: chataction.MemberInfo, To: to, UserID: "..", GuildID: "8"}, wantErr: `user id ".."`},
+		{name: "an emoji of ..", act: chataction.Action{Action: chataction.React, To: to, MessageID: "55", Emoji: ".."}, wantErr: `".." is not an emoji`},
+		{name: "a server id Discord answers with", act: chataction.Action{Action: chataction.ChannelList, To: to},
+			answers: []answer{{200, `{"id":"100","type":0,"guild_id":"../9"}`}}, wantCalls: 1, wantErr: `server id "../9"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fake := &fakeDiscord{answers: tt.answers}
+			srv := httptest.NewServer(fake)
+			defer srv.Close()
+			c := discord.NewClient(discord.ClientConfig{BaseURL: srv.URL, BotToken: "bot-token", HTTPClient: srv.Client()})
+			_, err := c.Do(context.Background(), tt.act)
+			if !fault.Is(err, fault.Invalid) || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("Do = %v; want fault.Invalid containing %q", err, tt.wantErr)
+			}
+			if len(fake.calls) != tt.wantCalls {
+				t.Errorf("requests = %+v; want %d", fake.calls, tt.wantCalls)
+			}
+		})
+	}
+}
+
+// TestPostPartRefusesABadChannelID: a reply through the bot token goes to
+// /channels/{id}/messages only for a snowflake id.
+func TestPostPartRefusesABadChannelID(t *testing.T) {
+	for _, id := range []string{"..", "../../users/@me", "1 2", "123456789012345678901"} {
+		t.Run(id, func(t *testing.T) {
+			fake := &fakeDiscord{}
+			srv := httptest.NewServer(fake)
+			defer srv.Close()
+			c := discord.NewClient(discord.ClientConfig{BaseURL: srv.URL, BotToken: "bot-token", HTTPClient: srv.Client()})
+			err := c.PostPart(context.Background(), session.DeliveryContext{Channel: discord.Channel, To: id}, 0, "hi")
+			if !fault.Is(err, fault.Invalid) || !strings.Contains(err.Error(), "not a Discord id") {
+				t.Errorf("PostPart = %v; want fault.Invalid naming the bad channel id", err)
+			}
+			if len(fake.calls) != 0 {
+				t.Errorf("requests = %+v; want none", fake.calls)
+			}
+		})
 	}
 }

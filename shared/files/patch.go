@@ -168,53 +168,43 @@ func parseHunks(body []string, j int) ([]Hunk, int, int, string) {
 // after the previous one: exactly first, then ignoring trailing
 // whitespace. A hunk whose lines are not found is fault.Invalid.
 func applyHunks(path, content string, hunks []Hunk) (string, error) {
+	out, _, err := patchLines(path, content, hunks)
+	return out, err
+}
+
+// patchLines is applyHunks, also returning the matcher's steps. Every
+// hunk is found after the previous one's Old lines, so all are found in
+// the original lines and the result is built once: the work is linear in
+// the file and the patch (see matcher), never their product.
+func patchLines(path, content string, hunks []Hunk) (string, int, error) {
 	lines := splitLines(content)
-	at := 0
+	m := newMatcher(lines)
+	var out []string
+	at := 0 // lines before at are settled: copied to out or replaced
 	for n, h := range hunks {
 		if h.Anchor != "" {
-			i := find(lines, []string{h.Anchor}, at, false)
+			i, err := m.find([]string{h.Anchor}, at, false)
+			if err != nil {
+				return "", m.steps, err
+			}
 			if i < 0 {
-				return "", fault.New(fault.Invalid, "hunk %d of %s: the @@ line %q was not found; read the file again", n+1, path, h.Anchor)
+				return "", m.steps, fault.New(fault.Invalid, "hunk %d of %s: the @@ line %q was not found; read the file again", n+1, path, h.Anchor)
 			}
-			at = i + 1
+			out, at = append(out, lines[at:i+1]...), i+1
 		}
-		i := find(lines, h.Old, at, h.AtEOF)
+		i, err := m.find(h.Old, at, h.AtEOF)
+		if err != nil {
+			return "", m.steps, err
+		}
 		if i < 0 {
-			return "", fault.New(fault.Invalid, "hunk %d of %s: its context and - lines were not found; read the file again", n+1, path)
+			return "", m.steps, fault.New(fault.Invalid, "hunk %d of %s: its context and - lines were not found; read the file again", n+1, path)
 		}
-		lines = append(lines[:i:i], append(append([]string(nil), h.New...), lines[i+len(h.Old):]...)...)
-		at = i + len(h.New)
+		out = append(append(out, lines[at:i]...), h.New...)
+		at = i + len(h.Old)
 	}
-	if len(lines) == 0 {
-		return "", nil
+	out = append(out, lines[at:]...)
+	if len(out) == 0 {
+		return "", m.steps, nil
 	}
-	return strings.Join(lines, "\n") + "\n", nil
-}
-
-// find returns the index of old in lines at or after from (at the end when
-// atEOF), or -1; an empty old matches at the end of the file.
-func find(lines, old []string, from int, atEOF bool) int {
-	if len(old) == 0 {
-		return len(lines)
-	}
-	for _, norm := range []func(string) string{func(s string) string { return s }, func(s string) string { return strings.TrimRight(s, " \t") }} {
-		for i := from; i+len(old) <= len(lines); i++ {
-			if atEOF && i+len(old) != len(lines) {
-				continue
-			}
-			if matches(lines[i:i+len(old)], old, norm) {
-				return i
-			}
-		}
-	}
-	return -1
-}
-
-func matches(got, want []string, norm func(string) string) bool {
-	for k := range want {
-		if norm(got[k]) != norm(want[k]) {
-			return false
-		}
-	}
-	return true
+	return strings.Join(out, "\n") + "\n", m.steps, nil
 }

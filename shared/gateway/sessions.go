@@ -1,14 +1,11 @@
 package gateway
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"net/http"
 	"regexp"
-	"slices"
 	"strings"
-	"sync"
 
 	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/fault"
@@ -20,9 +17,6 @@ const (
 	// maxRowMessages bounds sessions.list's messageLimit: every row with
 	// messages costs a transcript read.
 	maxRowMessages = 20
-	// transcriptReads bounds the transcript reads sessions.list runs at
-	// once.
-	transcriptReads = 8
 	// Defaults and bounds of chat.history's limit.
 	defaultHistory = 50
 	maxHistory     = 500
@@ -51,10 +45,12 @@ func rowOf(cfg *config.Config, key string, e session.Entry) Row {
 	return r
 }
 
-// sessionsList lists an agent's sessions, newest first:
-// {sessions: [Row]}. limit defaults to session.DefaultListLimit and is
-// capped at session.MaxListLimit; kinds filters by Row.Kind (the store
-// is then asked for MaxListLimit rows, filtered, and cut to limit);
+// sessionsList lists an agent's sessions, newest first (equal updatedAt
+// in key order): {sessions: [Row]}, by the one sessions query the
+// sessions_list tool also runs (session.ListSessions, with its error
+// rule). limit defaults to session.DefaultListLimit and is capped at
+// session.MaxListLimit; kinds filters by Row.Kind (the store is then
+// asked for MaxListLimit rows, filtered, and cut to limit);
 // activeMinutes keeps the sessions updated in the last N minutes;
 // messageLimit > 0 (at most 20) adds each row's last N user/assistant
 // messages from its transcript; includeGlobal/includeUnknown add the
@@ -83,41 +79,38 @@ func (g *gateway) sessionsList(ctx context.Context, params json.RawMessage) (any
 	if err != nil {
 		return nil, err
 	}
-	q := session.ListQuery{AgentID: agentOr(cfg, p.AgentID), Limit: limit}
-	if len(p.Kinds) > 0 {
-		q.Limit = session.MaxListLimit
-	}
-	if p.ActiveMinutes != nil && *p.ActiveMinutes > 0 {
-		q.ActiveSince = g.nowMS() - *p.ActiveMinutes*60_000
-	}
-	listed, err := g.Sessions.List(ctx, q)
+	found, err := session.ListSessions(ctx, g.Sessions, g.listing(cfg, p, limit, messages))
 	if err != nil {
 		return nil, err
 	}
-	if listed, err = g.addReserved(ctx, listed, p, q.ActiveSince); err != nil {
-		return nil, err
-	}
-	slices.SortStableFunc(listed, func(a, b session.Listed) int { return cmp.Compare(b.Entry.UpdatedAt, a.Entry.UpdatedAt) })
-
-	rows := make([]Row, 0, len(listed))
-	entries := make([]session.Entry, 0, len(listed))
-	for _, l := range listed {
-		r := rowOf(cfg, l.Key, l.Entry)
-		if len(p.Kinds) > 0 && !oneOf(r.Kind, p.Kinds) {
-			continue
-		}
+	rows := make([]Row, 0, len(found))
+	for _, f := range found {
+		r := rowOf(cfg, f.Key, f.Entry)
+		r.Messages = f.Messages
 		rows = append(rows, r)
-		entries = append(entries, l.Entry)
-		if len(rows) == limit {
-			break
-		}
-	}
-	if messages > 0 {
-		if err := g.addMessages(ctx, rows, entries, messages); err != nil {
-			return nil, err
-		}
 	}
 	return ListResult{Sessions: rows}, nil
+}
+
+// listing is the sessions query of p, checked: one agent's sessions and
+// the reserved ones p includes, messages read from g.Transcripts.
+func (g *gateway) listing(cfg *config.Config, p ListParams, limit, messages int) session.Listing {
+	l := session.Listing{Agents: []string{agentOr(cfg, p.AgentID)}, Limit: limit, Kinds: p.Kinds, Keys: cfg.Keys(), Messages: messages}
+	if p.ActiveMinutes != nil && *p.ActiveMinutes > 0 {
+		l.ActiveSince = g.nowMS() - *p.ActiveMinutes*60_000
+	}
+	if p.IncludeGlobal {
+		l.Reserved = append(l.Reserved, session.KeyGlobal)
+	}
+	if p.IncludeUnknown {
+		l.Reserved = append(l.Reserved, session.KeyUnknown)
+	}
+	if messages > 0 {
+		l.Read = func(ctx context.Context, path string, parts int64, n int) ([]json.RawMessage, error) {
+			return g.readMessages(ctx, path, parts, false, n)
+		}
+	}
+	return l
 }
 
 // check validates p and returns the row limit (session.DefaultListLimit
@@ -145,64 +138,6 @@ func (p ListParams) check() (limit, messages int, err error) {
 		messages = *p.MessageLimit
 	}
 	return limit, messages, nil
-}
-
-// addReserved appends the reserved sessions p asks for (includeGlobal,
-// includeUnknown) to listed, when they exist and were updated at or
-// after activeSince (epoch ms).
-func (g *gateway) addReserved(ctx context.Context, listed []session.Listed, p ListParams, activeSince int64) ([]session.Listed, error) {
-	var reserved []string
-	if p.IncludeGlobal {
-		reserved = append(reserved, session.KeyGlobal)
-	}
-	if p.IncludeUnknown {
-		reserved = append(reserved, session.KeyUnknown)
-	}
-	for _, key := range reserved {
-		e, err := g.Sessions.Get(ctx, key)
-		switch {
-		case fault.Is(err, fault.NotFound):
-			continue
-		case err != nil:
-			return nil, err
-		case e.UpdatedAt < activeSince:
-			continue
-		}
-		listed = append(listed, session.Listed{Key: key, Entry: e})
-	}
-	return listed, nil
-}
-
-// addMessages fills each row's last n user/assistant messages, reading
-// a few rows' transcripts at a time. A session with no transcript part yet
-// costs nothing.
-func (g *gateway) addMessages(ctx context.Context, rows []Row, entries []session.Entry, n int) error {
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		first error
-		slots = make(chan struct{}, transcriptReads)
-	)
-	for i := range rows {
-		rows[i].Messages = []json.RawMessage{}
-		if entries[i].TranscriptSeq == 0 {
-			continue
-		}
-		wg.Go(func() {
-			slots <- struct{}{}
-			defer func() { <-slots }()
-			msgs, err := g.readMessages(ctx, rows[i].TranscriptPath, entries[i].TranscriptSeq, false, n)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				first = cmp.Or(first, err)
-				return
-			}
-			rows[i].Messages = msgs
-		})
-	}
-	wg.Wait()
-	return first
 }
 
 // uuidShape matches a sessionId, so that chat.history's sessionKey also

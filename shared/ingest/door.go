@@ -12,7 +12,9 @@
 //     chat the chat itself, or "*"); see Origin for who is exempt;
 //  3. the queue-mode decision: a /stop, or any message when the channel's
 //     queue mode is interrupt, writes the session's stop mark before it is
-//     queued, because the run it stops holds the session's queue group;
+//     queued, because the run it stops holds the session's queue group
+//     (a command addressed "/stop@name" counts only when it is this
+//     bot's: see addressed);
 //  4. the enqueue on the session's FIFO group (inbound.Message.QueueGroup),
 //     deduplicated on the message id (inbound.Message.QueueDedup).
 //
@@ -125,6 +127,7 @@ func (d *Door) Accept(ctx context.Context, r Request) (Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	m = addressed(cfg, m)
 	if out, done := screen(cfg, r.Origin, m); done {
 		return out, nil
 	}

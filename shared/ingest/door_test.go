@@ -436,3 +436,50 @@ func TestNewDoorNeedsQueue(t *testing.T) {
 	}()
 	ingest.NewDoor(ingest.Deps{})
 }
+
+// TestAcceptAddressedCommands: a command addressed "/cmd@name" is this
+// bot's in a direct chat, and in a group only when name is
+// channels.<channel>.botUsername (any case): the door drops "@name" and a
+// /stop marks. Addressed to another bot, or in a group where no username
+// is configured, it stays as written: no mark, plain text for the runner.
+func TestAcceptAddressedCommands(t *testing.T) {
+	const named = `{channels: {telegram: {allowFrom: ["*"], botUsername: "ZeroBot"}}}`
+	groupMark := map[string]stopmark.Mark{"agent:main:telegram:group:-1009876543210": {MessageID: "telegram:7000000001:815000008", At: testNow.UnixMilli(), Pending: true}}
+	privateMark := map[string]stopmark.Mark{"agent:main:main": {MessageID: "telegram:7000000001:815000001", At: testNow.UnixMilli(), Pending: true}}
+	group := func(text string) ingest.Request {
+		return with(inGroup(groupRoute, "telegram:1"), func(r *ingest.Request) { r.Message.Text = text })
+	}
+	tests := []struct {
+		name      string
+		config    string
+		req       ingest.Request
+		wantText  string
+		wantMarks map[string]stopmark.Mark
+	}{
+		{"group: our name", named, group("/stop@ZeroBot"), "/stop", groupMark},
+		{"group: our name in another case", named, group("  /stop@zerobot "), "  /stop ", groupMark},
+		{"group: another bot's stop", named, group("/stop@OtherBot"), "/stop@OtherBot", nil},
+		{"group: no username configured", openDoor, group("/stop@ZeroBot"), "/stop@ZeroBot", nil},
+		{"group: an empty name", named, group("/stop@"), "/stop@", nil},
+		{"group: a reset with text for us", named, group("/new@ZeroBot tell me a joke"), "/new tell me a joke", nil},
+		{"group: a reset for another bot", named, group("/new@OtherBot tell me a joke"), "/new@OtherBot tell me a joke", nil},
+		{"group: a plain stop", named, group("/stop"), "/stop", groupMark},
+		{"group: a mention is no command", named, group("@ZeroBot /stop"), "@ZeroBot /stop", nil},
+		{"direct: any name is ours", openDoor, private("/stop@OtherBot"), "/stop", privateMark},
+		{"direct: a command on a line of its own", openDoor, private("/status@ZeroBot\nplease"), "/status\nplease", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, tt.config)
+			if _, err := h.door.Accept(context.Background(), tt.req); err != nil {
+				t.Fatalf("Accept: %v", err)
+			}
+			if len(h.queue.msgs) != 1 || h.queue.msgs[0].Text != tt.wantText {
+				t.Fatalf("queued %+v; want one message with text %q", h.queue.msgs, tt.wantText)
+			}
+			if diff := cmp.Diff(tt.wantMarks, h.stops.marks); diff != "" {
+				t.Errorf("marks (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

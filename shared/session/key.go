@@ -342,6 +342,15 @@ func AgentOf(key string) string {
 	return NormalizeAgentID(id)
 }
 
+// OwnerOf is the agent the session key whose entry is e belongs to,
+// normalised: the entry's agent, else the key's (AgentOf).
+func OwnerOf(key string, e Entry) string {
+	if e.AgentID != "" {
+		return NormalizeAgentID(e.AgentID)
+	}
+	return AgentOf(key)
+}
+
 func normalizeID(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 
 func isGlobal(cfg KeyConfig) bool { return normalizeID(cfg.Scope) == ScopeGlobal }

@@ -27,9 +27,18 @@ import (
 //     (a window of one round trip). Ours is then undone: the value of the
 //     version just before ours (the other writer's) is put back, unless
 //     the parameter moved on again meanwhile, and the call is a conflict,
-//     so the other writer's change is the one that stands.
+//     so the other writer's change is the one that stands. The undo's own
+//     put is checked the same way: a third write landing inside it is put
+//     back in turn (undo).
 //
-// AWS calls: create 1; replace 2, 4-5 on a lost race. IAM: ssm:GetParameter
+// What SSM cannot give: while our value stands (the undo's two round
+// trips), a reader sees it, and a compare-and-set based on its version
+// succeeds and stops the undo; that writer's document then holds our
+// change and lacks the first writer's. Closing that needs a lock beside
+// the parameter.
+//
+// AWS calls: create 1; replace 2, 4-5 on a lost race (3 more per write
+// landing inside the undo). IAM: ssm:GetParameter
 // and ssm:PutParameter on the parameter.
 func (p *Parameter) PutIfVersion(ctx context.Context, data []byte, version string) (string, error) {
 	if version == "" {
@@ -78,19 +87,43 @@ func (p *Parameter) create(ctx context.Context, data []byte) (string, error) {
 	return strconv.FormatInt(out.Version, 10), nil
 }
 
+// undoTries bounds how often undo puts a value back: each try after the
+// first needs yet another write to land inside the previous try.
+const undoTries = 3
+
 // undo puts back the value of the version before ours (the write that
-// raced ours) while ours, version ours, is still the current one. Best
-// effort: a failure leaves our value, and the caller reports a conflict
-// either way.
+// raced ours) while ours, version ours, is still the current one. Its own
+// put has the same window as PutIfVersion's: when it does not get
+// ours+1, a write landed between its check and its put and was just
+// overwritten, so that write's value is put back in turn (up to
+// undoTries). Best effort: a failure leaves the last value put, and the
+// caller reports a conflict either way.
 func (p *Parameter) undo(ctx context.Context, ours int64) {
+	for range undoTries {
+		got, ok := p.restore(ctx, ours)
+		if !ok || got == ours+1 {
+			return
+		}
+		ours = got
+	}
+}
+
+// restore puts the value of version ours-1 back while version ours is
+// current, returning the version it put; ok is false when it put nothing.
+func (p *Parameter) restore(ctx context.Context, ours int64) (int64, bool) {
 	out, err := p.client.GetParameter(ctx, &ssm.GetParameterInput{
 		Name: aws.String(p.name + ":" + strconv.FormatInt(ours-1, 10)), WithDecryption: aws.Bool(true),
 	})
 	if err != nil || out.Parameter == nil {
-		return
+		return 0, false
 	}
 	if _, current, err := p.Fetch(ctx); err != nil || current != strconv.FormatInt(ours, 10) {
-		return
+		return 0, false
 	}
-	p.Put(ctx, []byte(aws.ToString(out.Parameter.Value)))
+	got, err := p.Put(ctx, []byte(aws.ToString(out.Parameter.Value)))
+	if err != nil {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(got, 10, 64)
+	return n, err == nil
 }

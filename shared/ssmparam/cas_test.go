@@ -87,3 +87,70 @@ func TestPutIfVersionRefusals(t *testing.T) {
 		})
 	}
 }
+
+// sequencedClient is testClient, except that just before its i-th
+// PutParameter (0-based) it runs hooks[i], when there is one.
+func sequencedClient(hooks ...func()) *ssm.Client {
+	var mu sync.Mutex
+	n := 0
+	hook := middleware.InitializeMiddlewareFunc("beforeWrites", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+		if _, ok := in.Parameters.(*ssm.PutParameterInput); ok {
+			mu.Lock()
+			i := n
+			n++
+			mu.Unlock()
+			if i < len(hooks) && hooks[i] != nil {
+				hooks[i]()
+			}
+		}
+		return next.HandleInitialize(ctx, in)
+	})
+	return ssm.New(testClient.Options(), func(o *ssm.Options) {
+		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error { return s.Initialize.Add(hook, middleware.Before) })
+	})
+}
+
+// TestPutIfVersionUndoKeepsEveryWrite: a compare-and-set that lost its
+// race puts the other writer's value back, and a write landing inside
+// that undo (between its check and its put) is put back in turn, so the
+// last write another writer made is the one that stands.
+func TestPutIfVersionUndoKeepsEveryWrite(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name   string
+		others []string // the other writer's writes: before our put, then before each put of the undo
+		want   string
+	}{
+		{name: "a write inside the compare-and-set", others: []string{"b"}, want: "b"},
+		{name: "another write inside the undo", others: []string{"b", "c"}, want: "c"},
+		{name: "a write inside each of two undo puts", others: []string{"b", "c", "d"}, want: "d"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			name := freshName(t)
+			other := New(testClient, name)
+			v0, err := other.Put(ctx, []byte("a"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			hooks := make([]func(), len(tc.others))
+			for i, v := range tc.others {
+				hooks[i] = func() {
+					if _, err := other.Put(ctx, []byte(v)); err != nil {
+						t.Errorf("the other writer's Put %q: %v", v, err)
+					}
+				}
+			}
+			_, err = New(sequencedClient(hooks...), name).PutIfVersion(ctx, []byte("ours"), v0)
+			if !fault.Is(err, fault.Conflict) {
+				t.Fatalf("PutIfVersion error = %v; want fault.Conflict", err)
+			}
+			data, _, err := other.Fetch(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := string(data); got != tc.want {
+				t.Errorf("stored value = %q; want %q, the other writer's last write", got, tc.want)
+			}
+		})
+	}
+}

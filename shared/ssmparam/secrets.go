@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -23,7 +22,9 @@ import (
 // Each read decrypts with KMS, so it is longer than the config's.
 const DefaultSecretsTTL = 5 * time.Minute
 
-// SecretsTTLEnv overrides DefaultSecretsTTL (a Go duration).
+// SecretsTTLEnv is the variable that overrides DefaultSecretsTTL (a Go
+// duration) in a function's settings (functions/internal/settings, which
+// reads it); `zero dev` sets it.
 const SecretsTTLEnv = "ZERO_SECRETS_TTL"
 
 // retryAfterFailure is how soon a failed re-read is tried again while the
@@ -76,30 +77,6 @@ func NewSecrets(client GetParametersAPI, params map[string]string, ttl time.Dura
 		}
 	}
 	return s
-}
-
-// SecretsFromEnv returns the reader of specs, each one's parameter named by
-// its environment variable (Spec.Env, required: the error names it), re-read
-// every ZERO_SECRETS_TTL (default DefaultSecretsTTL). Nothing is read until
-// Load or the first Get.
-func SecretsFromEnv(client GetParametersAPI, log *slog.Logger, specs ...secret.Spec) (*Secrets, error) {
-	params := map[string]string{}
-	for _, sp := range specs {
-		name := os.Getenv(sp.Env)
-		if name == "" {
-			return nil, fmt.Errorf("environment variable %s is required (the SSM parameter holding the secret %s)", sp.Env, sp.Name)
-		}
-		params[sp.Name] = name
-	}
-	ttl := DefaultSecretsTTL
-	if v := os.Getenv(SecretsTTLEnv); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return nil, fmt.Errorf("%s: %q is not a duration like 5m", SecretsTTLEnv, v)
-		}
-		ttl = d
-	}
-	return NewSecrets(client, params, ttl, log), nil
 }
 
 // Load reads every secret now (the cold start's one call) and checks that

@@ -210,20 +210,3 @@ func TestSecretsReReadFails(t *testing.T) {
 		t.Error("a cold start whose read fails: no error")
 	}
 }
-
-func TestSecretsFromEnv(t *testing.T) {
-	t.Setenv(secret.GatewayToken.Env, "")
-	if _, err := SecretsFromEnv(testClient, nil, secret.GatewayToken); err == nil || !strings.Contains(err.Error(), secret.GatewayToken.Env) {
-		t.Errorf("without %s: %v; want an error naming it", secret.GatewayToken.Env, err)
-	}
-	t.Setenv(secret.GatewayToken.Env, "/zero/x/secrets/gateway-token")
-	t.Setenv(SecretsTTLEnv, "soon")
-	if _, err := SecretsFromEnv(testClient, nil, secret.GatewayToken); err == nil || !strings.Contains(err.Error(), SecretsTTLEnv) {
-		t.Errorf("a bad TTL: %v; want an error naming %s", err, SecretsTTLEnv)
-	}
-	t.Setenv(SecretsTTLEnv, "2s")
-	s, err := SecretsFromEnv(testClient, nil, secret.GatewayToken)
-	if err != nil || s.ttl != 2*time.Second || s.Parameter(secret.GatewayToken.Name) != "/zero/x/secrets/gateway-token" {
-		t.Errorf("SecretsFromEnv = %+v, %v", s, err)
-	}
-}

@@ -48,19 +48,16 @@ type Check struct {
 var ErrPending = errors.New("a /stop is pending for the session")
 
 // IsCommand reports whether text is a /stop sent on its own, which the
-// ingest door acts on before queueing: its first word, lower-cased and
-// without Telegram's "@BotName" suffix, is /stop, and nothing follows it.
-// It agrees with the runner's command parser (the turn package checks
-// that in its tests).
+// ingest door acts on before queueing: its first word, lower-cased, is
+// /stop, and nothing follows it. A "/stop@name" is not: the door drops
+// "@name" first when the command is this bot's (ingest's addressed), so
+// what still names a bot names another one. It agrees with the runner's
+// command parser (the turn package checks that in its tests).
 func IsCommand(text string) bool {
 	text = strings.TrimSpace(text)
 	head, rest, _ := strings.Cut(text, " ")
 	if i := strings.IndexAny(head, "\n\t"); i >= 0 {
 		head, rest = head[:i], text[i+1:]
 	}
-	name := strings.ToLower(head)
-	if at := strings.IndexByte(name, '@'); at > 0 {
-		name = name[:at]
-	}
-	return name == "/stop" && strings.TrimSpace(rest) == ""
+	return strings.ToLower(head) == "/stop" && strings.TrimSpace(rest) == ""
 }

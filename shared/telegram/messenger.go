@@ -13,7 +13,7 @@ import (
 
 // Supports reports the message tool actions the Bot API offers here:
 // send, react, edit, delete, pin, unpin and poll (Client is the runner's
-// turn.Messenger for channel telegram). The Bot API cannot list a
+// messaging.Messenger for channel telegram). The Bot API cannot list a
 // message's reactions or pins, and has no threads or member lookups of
 // the Discord kind.
 func (c *Client) Supports(action string) bool {

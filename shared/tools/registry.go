@@ -35,14 +35,12 @@ type Entry struct {
 	// search results); after one, the rest of the run is judged as
 	// untrusted.
 	Untrusted bool
-	// New builds the tool for a run; nil for an unavailable tool, and for
-	// a tool the turn engine implements itself until it supplies the
-	// constructor (Registry.Supply).
+	// New builds the tool for a run; nil for an unavailable tool.
 	New New
 }
 
 // Provided reports whether ZERO implements the tool (it is not
-// Unavailable), whether or not a constructor is supplied yet.
+// Unavailable).
 func (e Entry) Provided() bool { return e.Unavailable == "" }
 
 // On reports whether the tool is provided and cfg (nil: config.Default())
@@ -88,22 +86,6 @@ func (r Registry) Lookup(name string) (e Entry, ok bool) {
 		return Entry{}, false
 	}
 	return r.entries[i], true
-}
-
-// Supply returns a copy of r whose entries named in builds get those
-// constructors: how the turn engine adds the tools it implements itself
-// (sessions, message). A name that is not in r is a programming error:
-// it panics.
-func (r Registry) Supply(builds map[string]New) Registry {
-	out := Registry{entries: slices.Clone(r.entries)}
-	for name, build := range builds {
-		i := slices.IndexFunc(out.entries, func(e Entry) bool { return e.Name == name })
-		if i < 0 {
-			panic(fmt.Sprintf("tools: no entry %q to supply", name))
-		}
-		out.entries[i].New = build
-	}
-	return out
 }
 
 // Build returns the tools of one run, in registry order: those with a

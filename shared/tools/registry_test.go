@@ -22,7 +22,8 @@ func (n named) Run(context.Context, json.RawMessage) (string, error) { return st
 func build(name string) tools.New { return func(tools.Run) tools.Tool { return named(name) } }
 
 // testRegistry: a always, b only with web_search enabled, c never built
-// (its constructor declines), d unavailable, e supplied later.
+// (its constructor declines), d unavailable, e provided without a
+// constructor (never built).
 func testRegistry() tools.Registry {
 	return tools.NewRegistry(
 		tools.Entry{Name: "a", New: build("a")},
@@ -55,7 +56,6 @@ func TestBuild(t *testing.T) {
 		{"defaults", testRegistry(), config.Default(), all, []string{"a"}},
 		{"enabled by the configuration", testRegistry(), search, all, []string{"a", "b"}},
 		{"the policy denies", testRegistry(), search, func(n string) bool { return n != "a" }, []string{"b"}},
-		{"a supplied constructor, in registry order", testRegistry().Supply(map[string]tools.New{"e": build("e")}), search, all, []string{"a", "b", "e"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -113,7 +113,6 @@ func TestRegistryRefusesMistakes(t *testing.T) {
 		do   func()
 	}{
 		{"a name twice", func() { tools.NewRegistry(tools.Entry{Name: "a"}, tools.Entry{Name: "a"}) }},
-		{"supplying an unknown tool", func() { testRegistry().Supply(map[string]tools.New{"zz": build("zz")}) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

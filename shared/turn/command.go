@@ -53,7 +53,9 @@ func oneOf(words ...string) func(string) bool {
 // parseCommand recognises a command: its name must be the message's first
 // word. A reset trigger may be followed by text, /compact by instructions;
 // the others count only with the arguments they take. Telegram's
-// "/cmd@BotName" form in groups is accepted.
+// "/cmd@name" form is not a command here: the ingest door drops "@name"
+// when the command is this bot's, so one still naming a bot is for
+// another bot, plain text.
 func parseCommand(text string, resetTriggers []string) command {
 	text = strings.TrimSpace(text)
 	head, rest, _ := strings.Cut(text, " ")
@@ -62,9 +64,6 @@ func parseCommand(text string, resetTriggers []string) command {
 	}
 	rest = strings.TrimSpace(rest)
 	name := strings.ToLower(head)
-	if at := strings.IndexByte(name, '@'); at > 0 && strings.HasPrefix(name, "/") {
-		name = name[:at]
-	}
 	if slices.Contains(resetTriggers, name) {
 		return command{name: name, rest: rest, reset: true}
 	}

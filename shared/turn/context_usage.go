@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/zero-gateway/zero/shared/compaction"
 	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/session"
@@ -24,7 +25,7 @@ import (
 func (p *Processor) contextLine(cfg *config.Config, e session.Entry, history []model.Message) string {
 	used, mark := e.TotalTokens, ""
 	if used <= 0 {
-		used, mark = estimateTokens(history), "~"
+		used, mark = compaction.EstimateTokens(history), "~"
 	}
 	window := e.ContextTokens
 	if window <= 0 {

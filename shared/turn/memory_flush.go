@@ -60,7 +60,7 @@ func (p *Processor) flushMemory(ctx context.Context, t *turnState, e session.Ent
 	if p.Tools.Files == nil || !canWrite(p.tools(ctx, &flush, e, ref)) {
 		return
 	}
-	agentID := agentOf(t.msg.SessionKey, e)
+	agentID := session.OwnerOf(t.msg.SessionKey, e)
 	claimed, err := files.NewSession(p.Tools.Files, workspace.Prefix(agentID)).Claim(ctx, flushMarker(t.msg.ID))
 	if err != nil || !claimed {
 		p.log().InfoContext(ctx, "memory flush skipped", "session", t.msg.SessionKey, "message", t.msg.ID, "claimed_before", !claimed && err == nil, "err", err)

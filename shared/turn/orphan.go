@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/zero-gateway/zero/shared/compaction"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/session"
@@ -117,7 +118,7 @@ func (o *orphans) absorb(source string, lines []transcript.Line) {
 	for _, l := range lines {
 		switch {
 		case l.Type == "compaction":
-			o.history = applyCompaction(o.history, l)
+			o.history = compaction.Apply(o.history, l)
 			o.compactions++
 			o.compaction = &l
 		case l.Type == "message" && l.Message != nil && contextRole(l.Message.Role):
@@ -151,11 +152,11 @@ func (o *orphans) intoRun(out *turnOutput, messageID string) {
 	o.into(out)
 	switch {
 	case out.compaction != nil:
-		line := out.compaction.line
+		line := out.compaction.Line
 		line.ID = transcript.EntryID(messageID, compactionLine)
-		out.compaction.history = applyCompaction(o.history, line)
+		out.compaction.History = compaction.Apply(o.history, line)
 	case o.compaction != nil:
-		out.compaction = &compaction{line: *o.compaction, history: o.history}
+		out.compaction = &compaction.Compaction{Line: *o.compaction, History: o.history}
 		o.compactions--
 	}
 }

@@ -14,7 +14,7 @@ import (
 const maxMessageShare = 2
 
 // bytesPerToken converts a window in tokens to text bytes, as
-// estimateTokens counts.
+// compaction.EstimateTokens counts.
 const bytesPerToken = 4
 
 // fitWindow returns msgs with every message too large for a window of

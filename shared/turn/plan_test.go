@@ -15,7 +15,6 @@ import (
 	"github.com/zero-gateway/zero/shared/session"
 	"github.com/zero-gateway/zero/shared/sessionstate"
 	"github.com/zero-gateway/zero/shared/stopmark"
-	"github.com/zero-gateway/zero/shared/tools"
 )
 
 func TestPlanTurn(t *testing.T) {
@@ -101,7 +100,11 @@ func TestResetCronOnlyForFiredMessages(t *testing.T) {
 	job := cron.Job{ID: "digest", Name: "digest", AgentID: "main", SessionTarget: cron.TargetIsolated, Payload: cron.Payload{Message: "summarise"}}
 	p := &Processor{Now: func() time.Time { return now }}
 	caller := inbound.Message{ID: "telegram:42:1", AgentID: "main", SessionKey: "agent:main:main", Channel: "telegram"}
-	send := sessionsSendTool{p: p, view: sessionView{cfg: cfg, agentID: "main", key: caller.SessionKey}, caller: caller, sends: &tools.Counter{}}
+	// sessions_send's first round, as shared/tools/sessions queues it.
+	send := inbound.Message{ID: "a2a:0", AgentID: "main", SessionKey: key, Channel: inbound.Internal, ChatType: inbound.Direct,
+		To: inbound.FlowTo, Text: "what did you find?", ReceivedAt: now.UnixMilli(),
+		Flow: &inbound.Flow{Kind: inbound.FlowSend, ID: "a2a:0", Round: 1, MaxTurns: 5, Requester: caller.SessionKey, RequesterAgent: "main",
+			RequesterChannel: caller.Channel, Target: key, TargetAgent: "main", Request: "what did you find?"}}
 	round := p.flowMessage(inbound.Flow{Kind: inbound.FlowReply, ID: "a2a:1", Round: 2, Requester: caller.SessionKey, Target: key}, key, "main", "and then?")
 	chat := inbound.Message{ID: "api:k1", AgentID: "main", SessionKey: key, Channel: inbound.Internal, ChatType: inbound.Direct, To: "api", Text: "more detail"}
 	hook := inbound.Message{ID: "hook:agent:1", AgentID: "main", SessionKey: key, Channel: inbound.Internal, ChatType: inbound.Direct, To: "hook", From: "hook", Text: "event"}
@@ -120,7 +123,7 @@ func TestResetCronOnlyForFiredMessages(t *testing.T) {
 		{"a scheduled fire", cron.Message(job, cfg, "1764072000000", now), ResetCron},
 		{"cron.run", cron.Message(job, cfg, "manual-x1", now), ResetCron},
 		{"a fire delivered to a chat", cron.Message(delivered, cfg, "1764072000000", now), ResetCron},
-		{"sessions_send", send.firstRound(key, "main", "what did you find?"), ResetNone},
+		{"sessions_send", send, ResetNone},
 		{"an agent-to-agent reply-back round", round, ResetNone},
 		{"chat.send", chat, ResetNone},
 		{"a webhook agent message", hook, ResetNone},

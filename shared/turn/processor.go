@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zero-gateway/zero/shared/agent"
+	"github.com/zero-gateway/zero/shared/compaction"
 	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/contextstore"
 	"github.com/zero-gateway/zero/shared/fault"
@@ -83,13 +84,12 @@ type Processor struct {
 	// StopPoll is how often a run reads its session's stop mark while the
 	// model (or a tool) is busy; 0 means DefaultStopPoll, < 0 never.
 	StopPoll time.Duration
-	// Messengers carry out the message tool's actions, by channel; empty:
-	// the message tool is not offered.
-	Messengers map[string]Messenger
 	// Tools are the backends of the built-in tools (shared/tools/builtin):
 	// memory, workspace files, web, image URLs, cron, the stored
-	// zero.json. A nil backend leaves its tools out; without Tools.Files
-	// the pre-compaction memory flush does not run either.
+	// zero.json, the channel messengers. A nil backend leaves its tools
+	// out; without Tools.Files the pre-compaction memory flush does not
+	// run either. The session tools' stores are the Processor's own
+	// (Store, Transcript, Runs), which the engine hands them.
 	Tools builtin.Deps
 	// Door queues messages for other sessions through the ingest door, as
 	// an operator's (sessions_send, sessions_spawn, the cron tool's run
@@ -271,8 +271,8 @@ func (out turnOutput) apply(e *session.Entry, history []model.Message, t *turnSt
 			e.TranscriptSeq++
 			e.LastEntryID = transcript.EntryID(id, compactionLine)
 			e.CompactionCount++
-			e.TotalTokens = estimateTokens(c.history)
-			return c.history
+			e.TotalTokens = compaction.EstimateTokens(c.History)
+			return c.History
 		}
 		return history
 	}
@@ -288,7 +288,7 @@ func (out turnOutput) apply(e *session.Entry, history []model.Message, t *turnSt
 	e.ContextTokens = t.window                                // the window in use
 	chosenModel(e, out.messages, t)
 	if out.compaction != nil {
-		history = out.compaction.history
+		history = out.compaction.History
 		e.CompactionCount++
 	}
 	return append(history, out.messages...)
@@ -417,7 +417,7 @@ func (p *Processor) modelTurn(ctx context.Context, t *turnState, entry session.E
 // nears the window, or once when the model reports an overflow. An
 // overflow that compaction cannot fix becomes a notice to the user.
 func (p *Processor) runCompacting(ctx context.Context, t *turnState, entry session.Entry, history []model.Message, prompt string, ref model.Ref) (turnOutput, error) {
-	var comp *compaction
+	var comp *compaction.Compaction
 	var err error
 	if p.needsCompaction(t.cfg, ref, entry, history, prompt) {
 		p.flushMemory(ctx, t, entry, history, ref) // silent; see memory_flush.go
@@ -425,7 +425,7 @@ func (p *Processor) runCompacting(ctx context.Context, t *turnState, entry sessi
 			return turnOutput{}, err
 		}
 		if comp != nil {
-			history = comp.history
+			history = comp.History
 		}
 	}
 	out, err := p.complete(ctx, t, entry, history, prompt, ref)
@@ -437,7 +437,7 @@ func (p *Processor) runCompacting(ctx context.Context, t *turnState, entry sessi
 		}
 		err = model.ErrContextOverflow // nothing old enough to compact
 		if comp != nil {
-			history = comp.history
+			history = comp.History
 			out, err = p.complete(ctx, t, entry, history, prompt, ref)
 		}
 	}
@@ -462,7 +462,7 @@ func (p *Processor) needsCompaction(cfg *config.Config, ref model.Ref, e session
 	reserve := min(int64(cfg.Agents.Defaults.Compaction.ReserveTokens), window/2)
 	used := e.TotalTokens
 	if used <= 0 {
-		used = estimateTokens(history)
+		used = compaction.EstimateTokens(history)
 	}
 	return used+int64(len(prompt)/4) > window-reserve
 }
@@ -654,11 +654,11 @@ type turnOutput struct {
 	usage      model.Usage // summed over the run's model calls
 	last       model.Usage // the last call's: what the context holds now
 	stop       string
-	command    bool        // answered by a command, not the model
-	ref        model.Ref   // the model that answered (StepRun)
-	compaction *compaction // the context was compacted before the run
-	stopped    bool        // /stop interrupted the run
-	absorbed   *orphans    // orphan parts taken in before the turn's own part; nil: none
+	command    bool                   // answered by a command, not the model
+	ref        model.Ref              // the model that answered (StepRun)
+	compaction *compaction.Compaction // the context was compacted before the run
+	stopped    bool                   // /stop interrupted the run
+	absorbed   *orphans               // orphan parts taken in before the turn's own part; nil: none
 }
 
 // complete runs the agent loop. Retryable model failures return an error
@@ -690,7 +690,7 @@ func (p *Processor) complete(ctx context.Context, t *turnState, entry session.En
 	// transcript keeps it whole), so compaction can always make room.
 	window := p.contextWindow(t.cfg, ref)
 	prompt = shorten(prompt, messageLimit(window))
-	run, err := loop.Run(watchCtx, agent.Input{Model: ref.Name, System: system, History: fitWindow(pruneToolResults(history), window), Prompt: prompt, Images: t.images})
+	run, err := loop.Run(watchCtx, agent.Input{Model: ref.Name, System: system, History: fitWindow(compaction.Prune(history), window), Prompt: prompt, Images: t.images})
 	if mark := watch.stop(); mark != nil && !errors.Is(err, agent.ErrStopped) {
 		// A /stop arrived while the model (or a tool) was busy: whatever
 		// the cancelled call returned, the run is stopped.
@@ -787,7 +787,7 @@ func (p *Processor) lines(e session.Entry, m inbound.Message, out turnOutput, re
 		parent = &id
 	}
 	if c := out.compaction; c != nil {
-		line := c.line
+		line := c.Line
 		line.ID, line.ParentID, line.Timestamp, line.SourceID = transcript.EntryID(m.ID, compactionLine), parent, ts, m.ID
 		lines = append(lines, line)
 		parent = &line.ID
@@ -823,7 +823,7 @@ func (p *Processor) adopt(lines []transcript.Line, history []model.Message) (tur
 	var out turnOutput
 	for _, l := range lines {
 		if l.Type == "compaction" {
-			out.compaction = &compaction{line: l, history: applyCompaction(history, l)}
+			out.compaction = &compaction.Compaction{Line: l, History: compaction.Apply(history, l)}
 			continue
 		}
 		if l.Message == nil || !contextRole(l.Message.Role) {

@@ -1,6 +1,7 @@
 package turn
 
 import (
+	"github.com/zero-gateway/zero/shared/compaction"
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/transcript"
 )
@@ -17,7 +18,7 @@ func ContextOf(stream []byte) []model.Message {
 	for _, l := range transcript.Lines(stream) {
 		switch {
 		case l.Type == "compaction":
-			msgs = applyCompaction(msgs, l)
+			msgs = compaction.Apply(msgs, l)
 		case l.Type == "message" && l.Message != nil && contextRole(l.Message.Role):
 			msgs = append(msgs, fromTranscript(l))
 		}

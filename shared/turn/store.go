@@ -57,6 +57,14 @@ type Store interface {
 	Finish(ctx context.Context, key, messageID string) error
 }
 
+// entryReader is the optional Store capability behind a flow's reads of
+// another session's entry: where an announce goes, the requester's send
+// policy, a sub-agent's stats (a session.Store has it). Without it those
+// reads find no entry.
+type entryReader interface {
+	Get(ctx context.Context, key string) (session.Entry, error)
+}
+
 // Mover is the optional Store capability to move a session to another key,
 // which keeps a Telegram group's session when the group becomes a
 // supergroup (its chat id, and so its key, changes).

@@ -68,12 +68,12 @@ func (p *Processor) finishSubagent(ctx context.Context, m inbound.Message, rec r
 	if f == nil || f.Kind != inbound.FlowSubagent {
 		return nil
 	}
-	if strings.TrimSpace(rec.Reply) == AnnounceSkip {
+	if strings.TrimSpace(rec.Reply) == inbound.AnnounceSkip {
 		p.log().InfoContext(ctx, "sub-agent announce skipped (ANNOUNCE_SKIP)", "flow", f.ID, "session", m.SessionKey)
 	} else if err := p.announceSubagent(ctx, m, *f, rec); err != nil {
 		return fmt.Errorf("announce sub-agent %s: %w", m.SessionKey, err)
 	}
-	if f.Cleanup != CleanupDelete {
+	if f.Cleanup != inbound.CleanupDelete {
 		return nil
 	}
 	del, ok := p.Store.(SessionDeleter)
@@ -135,7 +135,7 @@ func (p *Processor) requesterAllows(ctx context.Context, cfg *config.Config, f i
 // readEntry reads key's entry where the store can; absent (or a store
 // that cannot read other sessions) is the zero entry.
 func (p *Processor) readEntry(ctx context.Context, key string) (session.Entry, error) {
-	reader, ok := p.Store.(SessionReader)
+	reader, ok := p.Store.(entryReader)
 	if !ok || key == "" {
 		return session.Entry{}, nil
 	}
@@ -192,7 +192,7 @@ func subagentNotes(f inbound.Flow, outcome string) string {
 	case run.StatusAborted:
 		notes = append(notes, "the run was stopped (/stop)")
 	}
-	if f.Cleanup == CleanupDelete {
+	if f.Cleanup == inbound.CleanupDelete {
 		notes = append(notes, "the sub-agent session is deleted after this announce (its transcript stays)")
 	}
 	if len(notes) == 0 {

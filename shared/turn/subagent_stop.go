@@ -2,14 +2,13 @@ package turn
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/run"
-	"github.com/zero-gateway/zero/shared/session"
 	"github.com/zero-gateway/zero/shared/stopmark"
+	"github.com/zero-gateway/zero/shared/tools/sessions"
 )
 
 // StopMarker is the Store capability behind /stop's sub-agent stop: write
@@ -76,15 +75,15 @@ func spawnedBy(msgs []model.Message) []spawned {
 	var out []spawned
 	seen := map[string]bool{}
 	for _, m := range msgs {
-		if m.Role != model.ToolResult || m.ToolName != sessionsSpawnName || m.IsError {
+		if m.Role != model.ToolResult || m.ToolName != sessions.SpawnName || m.IsError {
 			continue
 		}
-		var res spawnResult
-		if json.Unmarshal([]byte(m.Content), &res) != nil || !session.IsSubagent(res.ChildSessionKey) || seen[res.ChildSessionKey] {
+		key, runID, ok := sessions.SpawnedChild(m.Content)
+		if !ok || seen[key] {
 			continue
 		}
-		seen[res.ChildSessionKey] = true
-		out = append(out, spawned{key: res.ChildSessionKey, runID: res.RunID})
+		seen[key] = true
+		out = append(out, spawned{key: key, runID: runID})
 	}
 	return out
 }

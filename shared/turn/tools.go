@@ -13,6 +13,7 @@ import (
 	"github.com/zero-gateway/zero/shared/tool"
 	"github.com/zero-gateway/zero/shared/tools"
 	"github.com/zero-gateway/zero/shared/tools/builtin"
+	"github.com/zero-gateway/zero/shared/tools/sessions"
 	"github.com/zero-gateway/zero/shared/workspace"
 )
 
@@ -28,21 +29,22 @@ import (
 //
 // A run is sandboxed when its agent's agents.list[] entry has a sandbox
 // block (config.Agent.Sandboxed); a sub-agent's is one whose key is
-// agent:<id>:subagent:<uuid>. The engine supplies its own tools'
-// constructors (engineTools).
+// agent:<id>:subagent:<uuid>. The session tools read the engine's own
+// stores (toolDeps) and report with the engine's /status (toolRun).
 //
 // The pre-compaction memory flush's run (ctx marked by withFlush) gets
 // only the file and memory tools among those, its writes confined to the
 // memory files (flushTools).
 func (p *Processor) tools(ctx context.Context, t *turnState, e session.Entry, ref model.Ref) []agent.Tool {
-	agentCfg, _ := t.cfg.Agent(agentOf(t.msg.SessionKey, e))
+	agentCfg, _ := t.cfg.Agent(session.OwnerOf(t.msg.SessionKey, e))
 	decision := tool.Decide(t.cfg, tool.Request{AgentID: e.AgentID, Model: ref, Sandbox: agentCfg.Sandboxed, Subagent: session.IsSubagent(t.msg.SessionKey)})
 	for _, w := range decision.Warnings {
 		p.log().WarnContext(ctx, "tool policy: "+w, "session", t.msg.SessionKey, "agent", e.AgentID, "model", ref.String())
 	}
-	registry := builtin.Registry(p.Tools).Supply(p.engineTools(t, e, newSessionView(t, e, decision)))
+	run := p.toolRun(t, e, ref)
+	run.SessionVisibility = decision.SessionVisibility
 	var allowed []agent.Tool
-	for _, tl := range registry.Build(p.toolRun(t, e, ref), decision.Allowed) {
+	for _, tl := range builtin.Registry(p.toolDeps()).Build(run, decision.Allowed) {
 		allowed = append(allowed, tl)
 	}
 	if inFlush(ctx) {
@@ -62,47 +64,31 @@ func (p *Processor) toolRun(t *turnState, e session.Entry, ref model.Ref) tools.
 		now = time.Now
 	}
 	channel := t.msg.Channel
-	return tools.Run{Config: cfg, Message: t.msg, AgentID: agentOf(t.msg.SessionKey, e), Entry: e, Model: ref, Now: now,
+	return tools.Run{Config: cfg, Message: t.msg, AgentID: session.OwnerOf(t.msg.SessionKey, e), Entry: e, Model: ref, Now: now,
 		Provenance: tools.ProvenanceOf(cfg, t.msg), Ingress: p.queue(), Models: p.Models,
 		FetchAttachment: func(ctx context.Context, a inbound.Attachment, maxBytes int64) (model.Image, error) {
 			return p.fetchAttachment(ctx, channel, a, maxBytes)
+		},
+		Status: func(key string, s session.Entry, current bool) string {
+			if current {
+				return p.statusOf(cfg, key, s, t.history, t.reset == ResetStale)
+			}
+			return p.statusOf(cfg, key, s, nil, false)
 		}}
 }
 
-// engineTools are the constructors of the tools the engine implements
-// itself, for the run t of entry e: session_status and agents_list
-// always; sessions_list and sessions_history when the store can read
-// other sessions (SessionReader), sessions_send when the Processor also
-// has a Door; sessions_spawn whenever it has a Door (never to a
-// sub-agent: the policy denies it); message where it has channel
-// Messengers.
-func (p *Processor) engineTools(t *turnState, e session.Entry, view sessionView) map[string]tools.New {
-	store, reads := p.Store.(SessionReader)
-	door := p.queue()
-	return map[string]tools.New{
-		builtin.SessionStatus:   func(tools.Run) tools.Tool { return statusTool{p: p, t: t, e: e} },
-		builtin.SessionsList:    when(reads, func() tools.Tool { return sessionsListTool{p: p, store: store, view: view} }),
-		builtin.SessionsHistory: when(reads, func() tools.Tool { return sessionsHistoryTool{p: p, store: store, view: view} }),
-		builtin.SessionsSend: when(reads && door != nil, func() tools.Tool {
-			return sessionsSendTool{p: p, store: store, view: view, ingress: door, caller: t.msg, sends: &tools.Counter{}}
-		}),
-		builtin.SessionsSpawn: when(door != nil, func() tools.Tool {
-			return sessionsSpawnTool{p: p, view: view, ingress: door, caller: t.msg, entry: e, spawns: &tools.Counter{}}
-		}),
-		builtin.AgentsList: func(tools.Run) tools.Tool { return agentsListTool{view: view} },
-		builtin.Message:    func(tools.Run) tools.Tool { return p.messageToolFor(t, e) },
+// toolDeps are the tools' backends (p.Tools) with the engine's own
+// stores the session tools read: p.Store where it reads (and patches)
+// other sessions, p.Transcript and p.Runs.
+func (p *Processor) toolDeps() builtin.Deps {
+	d := p.Tools
+	d.Sessions, _ = p.Store.(sessions.Reader)
+	d.SessionUpdates, _ = p.Store.(sessions.Updater)
+	if p.Transcript != nil {
+		d.Transcripts = p.Transcript
 	}
-}
-
-// when is a constructor that builds with build when ok, else offers
-// nothing.
-func when(ok bool, build func() tools.Tool) tools.New {
-	return func(tools.Run) tools.Tool {
-		if !ok {
-			return nil
-		}
-		return build()
-	}
+	d.Runs = p.Runs
+	return d
 }
 
 // Workspace supplies an agent's bootstrap files and skills (a

@@ -15,6 +15,7 @@ import (
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/tool"
 	"github.com/zero-gateway/zero/shared/tools/builtin"
+	"github.com/zero-gateway/zero/shared/tools/messaging"
 	"github.com/zero-gateway/zero/shared/turn"
 	"github.com/zero-gateway/zero/shared/workspace"
 )
@@ -231,7 +232,7 @@ func TestProvidedToolsMatchTheInventory(t *testing.T) {
 		WebFetch: testFetcher(), WebSearch: &fakeSearcher{},
 		Cron: &cron.Service{Store: &cron.Memory{}}, ConfigDoc: &memDoc{}, // the cron store, the config parameter
 	}
-	r.proc.Messengers = map[string]turn.Messenger{"telegram": &fakeMessenger{}}
+	r.proc.Tools.Messengers = map[string]messaging.Messenger{"telegram": &fakeMessenger{}}
 	r.settings.set(webConfig[:len(webConfig)-1] + ", commands: {restart: true}, agents: {defaults: {imageModel: \"openai/gpt-4o\"}}}") // web_search and gateway are on only when enabled; image with an image model
 	r.proc.Models["openai"] = &visionModel{}                                                                                           // the image model's provider
 	llm := &scriptModel{answers: []model.Response{final("ok")}}

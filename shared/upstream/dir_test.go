@@ -46,8 +46,9 @@ func TestReadDirProblems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(items) != 1 || items[0].Key != "agent:main:main" {
-		t.Errorf("items = %v, want only agent:main:main", items)
+	// agent:work:main reads fine: the import refuses it (Importer.Import).
+	if len(items) != 2 || items[0].Key != "agent:main:main" || items[1].Key != "agent:work:main" {
+		t.Errorf("items = %v, want agent:main:main and agent:work:main", items)
 	}
 	store := filepath.Join("testdata/broken/agents/main/sessions/sessions.json")
 	want := []Problem{

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/zero-gateway/zero/shared/session"
 	"github.com/zero-gateway/zero/shared/transcript"
@@ -32,19 +33,31 @@ type Exporter struct {
 // one <sessionId>.jsonl (forum topics: <sessionId>-topic-<thread>.jsonl)
 // per session with a transcript, the parts concatenated as ZERO stores
 // them (upstream lines plus ZERO's sourceId, which upstream ignores).
-// Files are written whole (a temporary file renamed into place). It
-// returns the number of sessions and the transcript bytes written.
+// Files are written whole (a temporary file renamed into place). Every
+// path stays inside dir: a session whose path would leave it (an agent
+// id, session id or topic with "..", a separator or a NUL; the table's
+// values are not trusted) stops the export with an error naming the
+// key, before anything of it is written. It returns the number of
+// sessions and the transcript bytes written.
 func (ex *Exporter) Export(ctx context.Context, dir, agentID string, since int64) (int, int, error) {
+	storeFile, err := within(dir, "agents/"+agentID+"/sessions/sessions.json")
+	if err != nil {
+		return 0, 0, fmt.Errorf("export agent %s: %w", agentID, err)
+	}
 	entries := map[string]session.Entry{}
 	total := 0
-	err := ex.Sessions.Entries(ctx, agentID, since, func(key string, e session.Entry) error {
+	err = ex.Sessions.Entries(ctx, agentID, since, func(key string, e session.Entry) error {
 		path := session.TranscriptPath(key, e)
 		stream, err := ex.Log.Read(ctx, path)
 		if err != nil {
 			return fmt.Errorf("read transcript of %s: %w", key, err)
 		}
 		if len(bytes.TrimSpace(stream)) > 0 {
-			if err := writeFile(filepath.Join(dir, filepath.FromSlash(path)), stream); err != nil {
+			file, err := within(dir, path)
+			if err != nil {
+				return fmt.Errorf("session %s: %w", key, err)
+			}
+			if err := writeFile(file, stream); err != nil {
 				return err
 			}
 		}
@@ -65,10 +78,26 @@ func (ex *Exporter) Export(ctx context.Context, dir, agentID string, since int64
 	if err := WriteStore(&buf, entries); err != nil {
 		return 0, 0, err
 	}
-	if err := writeFile(StorePath(dir, agentID), buf.Bytes()); err != nil {
+	if err := writeFile(storeFile, buf.Bytes()); err != nil {
 		return 0, 0, err
 	}
 	return len(entries), total, nil
+}
+
+// within is the file at rel (slash-separated) under dir, refusing a rel
+// that would leave dir: an empty, "." or ".." component, a backslash, a
+// NUL, or a path that is not local (absolute, a volume, a reserved name).
+func within(dir, rel string) (string, error) {
+	for _, c := range strings.Split(rel, "/") {
+		if c == "" || c == "." || c == ".." || strings.ContainsAny(c, "\\\x00") {
+			return "", fmt.Errorf("path %q would leave the export directory (component %q); not written", rel, c)
+		}
+	}
+	local := filepath.FromSlash(rel)
+	if !filepath.IsLocal(local) {
+		return "", fmt.Errorf("path %q would leave the export directory; not written", rel)
+	}
+	return filepath.Join(dir, local), nil
 }
 
 // writeFile writes data to path (mode 0600, folders 0700) through a

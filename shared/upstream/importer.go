@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/zero-gateway/zero/shared/contextstore"
 	"github.com/zero-gateway/zero/shared/fault"
@@ -55,7 +56,13 @@ type Importer struct {
 // transcript (turn.ContextOf, from its last compaction), written together.
 // A second import of the same item is Unchanged. When the entry write
 // fails, the part just written is removed: nothing is left half-written.
+// An item whose key names another agent than the store it was read from
+// (agent:<other>:...) is refused with a fault.Invalid error, before
+// anything is read or written: the caller reports it as skipped.
 func (im *Importer) Import(ctx context.Context, it Item) (Outcome, int, error) {
+	if err := it.ownKey(); err != nil {
+		return 0, 0, err
+	}
 	var prev *session.Entry
 	stored, err := im.Sessions.Get(ctx, it.Key)
 	switch {
@@ -98,6 +105,20 @@ func (im *Importer) Import(ctx context.Context, it Item) (Outcome, int, error) {
 		return out, len(add), nil
 	}
 	return out, len(add), im.write(ctx, it.Key, prev, e, path, add, stream)
+}
+
+// ownKey refuses an item of agent A's store whose key names agent B:
+// importing it would write into B's sessions (and under A's transcript
+// folder) on the word of A's store. Keys that name no agent (cron:,
+// hook:, the reserved keys) belong to the store they are in.
+func (it Item) ownKey() error {
+	if !strings.HasPrefix(it.Key, "agent:") {
+		return nil
+	}
+	if other := session.AgentOf(it.Key); other != it.AgentID {
+		return fault.New(fault.Invalid, "the key names agent %q, but it is in agent %q's store; not imported (import it from agent %s's own store)", other, it.AgentID, other)
+	}
+	return nil
 }
 
 // entry is the entry to store for it over prev: the import's fields (the

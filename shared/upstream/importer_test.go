@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"strings"
 	"testing"
@@ -196,5 +197,46 @@ func TestImportDryRunWritesNothing(t *testing.T) {
 	}
 	if keys, _ := bucket.List(context.Background(), ""); len(keys) != 0 || len(sessions.entries) != 0 {
 		t.Errorf("dry run wrote: parts %v, entries %v", keys, sessions.entries)
+	}
+}
+
+// TestImportRefusesAnotherAgentsKey: agent main's store may hold only
+// keys of agent main (or of no agent); a row naming another agent is an
+// error (the import reports it as skipped) and nothing is written.
+func TestImportRefusesAnotherAgentsKey(t *testing.T) {
+	base := fixtureItems(t)[0]
+	tests := []struct {
+		name    string
+		rawKey  string
+		wantKey string
+		wantErr string // "" for success
+	}{
+		{name: "its own agent", rawKey: "agent:main:telegram:dm:1", wantKey: "agent:main:telegram:dm:1"},
+		{name: "the legacy main key", rawKey: "main", wantKey: "agent:main:main"},
+		{name: "a key of no agent", rawKey: "cron:daily", wantKey: "cron:daily"},
+		{name: "another agent", rawKey: "agent:work:main", wantErr: `names agent "work", but it is in agent "main"'s store`},
+		{name: "another agent in capitals", rawKey: "AGENT:Work:telegram:dm:1", wantErr: `names agent "work"`},
+	}
+	for _, tt := range tests {
+		for _, dry := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/dry run %v", tt.name, dry), func(t *testing.T) {
+				sessions, bucket := newMemSessions(), transcripttest.NewMemBucket()
+				im := &Importer{Sessions: sessions, Bucket: bucket, DryRun: dry}
+				it := NewItem("main", tt.rawKey, base.Entry, base.Transcript, base.From)
+				_, _, err := im.Import(context.Background(), it)
+				if tt.wantErr == "" {
+					if err != nil || it.Key != tt.wantKey {
+						t.Fatalf("Import of %s = %v; want it imported under %s", it.Key, err, tt.wantKey)
+					}
+					return
+				}
+				if !fault.Is(err, fault.Invalid) || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("Import of %s = %v; want fault.Invalid containing %q", it.Key, err, tt.wantErr)
+				}
+				if keys, _ := bucket.List(context.Background(), ""); len(keys) != 0 || len(sessions.entries) != 0 {
+					t.Errorf("a refused row wrote: parts %v, entries %v", keys, sessions.entries)
+				}
+			})
+		}
 	}
 }

@@ -2,9 +2,7 @@
 // the tool policy (shared/tool), `zero tools` and the turn engine read.
 // Each entry names a tool, its group and profiles, the configuration
 // switch that enables it and how a run builds it from the deployment's
-// backends (Deps). The session tools and message are the turn engine's
-// own: their entries are here, their constructors come from the engine
-// (tools.Registry.Supply).
+// backends (Deps) and the run (tools.Run).
 package builtin
 
 import (
@@ -14,11 +12,15 @@ import (
 	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/cron"
 	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/run"
+	"github.com/zero-gateway/zero/shared/session"
 	"github.com/zero-gateway/zero/shared/tools"
 	"github.com/zero-gateway/zero/shared/tools/automation"
 	"github.com/zero-gateway/zero/shared/tools/files"
 	"github.com/zero-gateway/zero/shared/tools/media"
 	"github.com/zero-gateway/zero/shared/tools/memory"
+	messagetool "github.com/zero-gateway/zero/shared/tools/messaging"
+	"github.com/zero-gateway/zero/shared/tools/sessions"
 	"github.com/zero-gateway/zero/shared/tools/web"
 )
 
@@ -43,32 +45,39 @@ type Deps struct {
 	// ConfigDoc is the stored zero.json of the gateway tool (also
 	// switched by commands.restart).
 	ConfigDoc config.DocumentStore
+	// Messengers carry out the message tool's actions, by channel; empty:
+	// the message tool is not offered.
+	Messengers map[string]messagetool.Messenger
+
+	// The engine's own stores, which the session tools read: the turn
+	// engine sets them for each run from its Processor (its Store where
+	// that has the capability, Transcript, Runs); a runner leaves them
+	// unset.
+	//
+	// Sessions reads sessions: sessions_list, sessions_history and
+	// sessions_send; nil: those are not offered.
+	Sessions sessions.Reader
+	// SessionUpdates patches sessions: session_status on another session
+	// than the run's own; nil: it sees only the run's own.
+	SessionUpdates sessions.Updater
+	// Transcripts reads transcripts: sessions_list's messageLimit and
+	// sessions_history.
+	Transcripts session.PartReader
+	// Runs reads run records: sessions_send's wait; nil: it never waits.
+	Runs run.Getter
 }
 
-// The tools the turn engine implements itself; Registry lists them with
-// no constructor.
-const (
-	SessionStatus   = "session_status"
-	SessionsList    = "sessions_list"
-	SessionsHistory = "sessions_history"
-	SessionsSend    = "sessions_send"
-	SessionsSpawn   = "sessions_spawn"
-	AgentsList      = "agents_list"
-	Message         = "message"
-)
-
 // Registry is every built-in tool over the backends of d, in the order a
-// run is offered them. The engine's own tools (the constants above) have
-// no constructor until the engine supplies one; the tools this
-// deployment does not provide (exec, browser, ...) never have one.
+// run is offered them. The tools this deployment does not provide (exec,
+// browser, ...) have no constructor.
 func Registry(d Deps) tools.Registry {
 	return tools.NewRegistry(slices.Concat(
-		sessionEntries(),
+		sessionEntries(d),
 		webEntries(d),
 		mediaEntries(d),
 		automationEntries(d),
 		fileEntries(d),
-		messagingEntries(),
+		messagingEntries(d),
 		memoryEntries(d),
 		unavailableEntries(),
 	)...)
@@ -82,18 +91,6 @@ var (
 	messaging = config.ProfileMessaging
 	minimal   = config.ProfileMinimal
 )
-
-// sessionEntries are group:sessions and agents_list (the engine's).
-func sessionEntries() []tools.Entry {
-	return []tools.Entry{
-		{Name: SessionStatus, Group: "group:sessions", Profiles: profiles(minimal, coding, messaging)},
-		{Name: SessionsList, Group: "group:sessions", Profiles: profiles(coding, messaging)},
-		{Name: SessionsHistory, Group: "group:sessions", Profiles: profiles(coding, messaging)},
-		{Name: SessionsSend, Group: "group:sessions", Profiles: profiles(coding, messaging)},
-		{Name: SessionsSpawn, Group: "group:sessions", Profiles: profiles(coding)},
-		{Name: AgentsList},
-	}
-}
 
 // webEntries are web_fetch (on by default) and web_search (off by
 // default), where the deployment has their backends.
@@ -122,7 +119,7 @@ func webEntries(d Deps) []tools.Entry {
 // (media.Models).
 func mediaEntries(d Deps) []tools.Entry {
 	return []tools.Entry{
-		{Name: media.ImageName, Profiles: profiles(coding),
+		{Name: media.ImageName, Profiles: profiles(coding), ReachOf: media.ImageReach,
 			New: func(run tools.Run) tools.Tool {
 				models := media.Models(run.Config, run.Model, run.Models)
 				if len(models) == 0 {
@@ -188,11 +185,6 @@ func fileEntries(d Deps) []tools.Entry {
 // openAI reports whether ref is an OpenAI model (provider openai or
 // openai-*).
 func openAI(ref model.Ref) bool { return strings.HasPrefix(ref.Provider, "openai") }
-
-// messagingEntries is group:messaging's message (the engine's).
-func messagingEntries() []tools.Entry {
-	return []tools.Entry{{Name: Message, Group: "group:messaging", Profiles: profiles(messaging)}}
-}
 
 // memoryEntries are memory_search and memory_get over the memory index.
 func memoryEntries(d Deps) []tools.Entry {

@@ -69,7 +69,8 @@ func every() builtin.Deps {
 }
 
 // offered is what a run on ref under doc is offered of the registry over
-// d, after the tool policy (the engine's own tools are not supplied).
+// d, after the tool policy. The run has no /status report and no ingest
+// door, so of the session tools only agents_list is built.
 func offered(t *testing.T, doc string, d builtin.Deps, ref model.Ref, clients map[string]model.Client) []string {
 	t.Helper()
 	cfg, err := config.Parse([]byte(doc))
@@ -88,7 +89,7 @@ func offered(t *testing.T, doc string, d builtin.Deps, ref model.Ref, clients ma
 var (
 	fsTools        = []string{"read", "write", "edit"}
 	memoryTools    = []string{"memory_search", "memory_get"}
-	defaultOffered = slices.Concat([]string{"web_fetch", "cron"}, fsTools, memoryTools) // every backend, no image model
+	defaultOffered = slices.Concat([]string{"agents_list", "web_fetch", "cron"}, fsTools, memoryTools) // every backend, no image model
 )
 
 func TestOffered(t *testing.T) {
@@ -100,34 +101,34 @@ func TestOffered(t *testing.T) {
 		clients map[string]model.Client
 		want    []string
 	}{
-		{name: "no backends", config: `{tools: {web: {search: {enabled: true}}}, commands: {restart: true}}`, want: []string{}},
+		{name: "no backends", config: `{tools: {web: {search: {enabled: true}}}, commands: {restart: true}}`, want: []string{"agents_list"}},
 		{name: "every backend, defaults", config: `{}`, deps: every(), want: defaultOffered},
 		// web (was TestWebToolsOffered)
 		{name: "web_search enabled", config: `{tools: {web: {search: {enabled: true, maxResults: 3}}}}`, deps: every(),
-			want: slices.Concat([]string{"web_fetch", "web_search", "cron"}, fsTools, memoryTools)},
-		{name: "web_fetch disabled", config: `{tools: {web: {fetch: {enabled: false}}}}`, deps: every(), want: slices.Concat([]string{"cron"}, fsTools, memoryTools)},
-		{name: "group:web denied", config: `{tools: {deny: ["group:web"], web: {search: {enabled: true}}}}`, deps: every(), want: slices.Concat([]string{"cron"}, fsTools, memoryTools)},
+			want: slices.Concat([]string{"agents_list", "web_fetch", "web_search", "cron"}, fsTools, memoryTools)},
+		{name: "web_fetch disabled", config: `{tools: {web: {fetch: {enabled: false}}}}`, deps: every(), want: slices.Concat([]string{"agents_list", "cron"}, fsTools, memoryTools)},
+		{name: "group:web denied", config: `{tools: {deny: ["group:web"], web: {search: {enabled: true}}}}`, deps: every(), want: slices.Concat([]string{"agents_list", "cron"}, fsTools, memoryTools)},
 		// memory (was TestMemoryToolsOffered)
-		{name: "group:memory denied", config: `{tools: {deny: ["group:memory"]}}`, deps: every(), want: slices.Concat([]string{"web_fetch", "cron"}, fsTools)},
+		{name: "group:memory denied", config: `{tools: {deny: ["group:memory"]}}`, deps: every(), want: slices.Concat([]string{"agents_list", "web_fetch", "cron"}, fsTools)},
 		{name: "the messaging profile", config: `{tools: {profile: "messaging"}}`, deps: every(), want: []string{}},
 		// files (was TestFileToolsFollowThePolicy)
-		{name: "group:fs denied", config: `{tools: {deny: ["group:fs"]}}`, deps: every(), want: slices.Concat([]string{"web_fetch", "cron"}, memoryTools)},
+		{name: "group:fs denied", config: `{tools: {deny: ["group:fs"]}}`, deps: every(), want: slices.Concat([]string{"agents_list", "web_fetch", "cron"}, memoryTools)},
 		{name: "apply_patch needs an OpenAI model", config: `{tools: {exec: {applyPatch: {enabled: true}}}}`, deps: every(), ref: echo, want: defaultOffered},
 		{name: "apply_patch enabled for OpenAI", config: `{tools: {exec: {applyPatch: {enabled: true}}}}`, deps: every(), ref: gpt52,
-			want: slices.Concat([]string{"web_fetch", "cron"}, fsTools, []string{"apply_patch"}, memoryTools)},
+			want: slices.Concat([]string{"agents_list", "web_fetch", "cron"}, fsTools, []string{"apply_patch"}, memoryTools)},
 		{name: "apply_patch denied", config: `{tools: {deny: ["apply_patch"], exec: {applyPatch: {enabled: true}}}}`, deps: every(), ref: gpt52, want: defaultOffered},
 		// image (was TestImageToolOffered)
 		{name: "an image model", config: `{agents: {defaults: {imageModel: "openai/gpt-4o"}}}`, deps: every(), clients: vision,
-			want: slices.Concat([]string{"web_fetch", "image", "cron"}, fsTools, memoryTools)},
+			want: slices.Concat([]string{"agents_list", "web_fetch", "image", "cron"}, fsTools, memoryTools)},
 		{name: "the image model's provider missing", config: `{agents: {defaults: {imageModel: "openai/gpt-4o"}}}`, deps: every(), want: defaultOffered},
 		{name: "no image model, a run model without vision", config: `{}`, deps: every(), ref: echo, clients: vision, want: defaultOffered},
 		{name: "a bedrock image model", config: `{agents: {defaults: {imageModel: "bedrock/amazon.nova-pro-v1:0"}}}`, deps: every(), clients: vision, want: defaultOffered},
 		{name: "image denied", config: `{tools: {deny: ["image"]}, agents: {defaults: {imageModel: "openai/gpt-4o"}}}`, deps: every(), clients: vision, want: defaultOffered},
 		// automation (was TestAutomationToolsOffered)
 		{name: "gateway enabled by commands.restart", config: `{commands: {restart: true}}`, deps: every(),
-			want: slices.Concat([]string{"web_fetch", "cron", "gateway"}, fsTools, memoryTools)},
+			want: slices.Concat([]string{"agents_list", "web_fetch", "cron", "gateway"}, fsTools, memoryTools)},
 		{name: "group:automation denied", config: `{commands: {restart: true}, tools: {deny: ["group:automation"]}}`, deps: every(),
-			want: slices.Concat([]string{"web_fetch"}, fsTools, memoryTools)},
+			want: slices.Concat([]string{"agents_list", "web_fetch"}, fsTools, memoryTools)},
 		{name: "gateway denied alone", config: `{commands: {restart: true}, tools: {deny: ["gateway"]}}`, deps: every(), want: defaultOffered},
 	}
 	for _, tt := range tests {
@@ -143,23 +144,17 @@ func TestOffered(t *testing.T) {
 	}
 }
 
-// TestEngineToolsAreSupplied: the engine's own tools are listed without a
-// constructor, every other provided tool has one, and an unavailable one
-// has its answer.
-func TestEngineToolsAreSupplied(t *testing.T) {
-	engine := []string{builtin.SessionStatus, builtin.SessionsList, builtin.SessionsHistory, builtin.SessionsSend, builtin.SessionsSpawn, builtin.AgentsList, builtin.Message}
+// TestEveryProvidedToolIsBuilt: every provided tool has a constructor,
+// and an unavailable one has none but its answer.
+func TestEveryProvidedToolIsBuilt(t *testing.T) {
 	for _, e := range builtin.Registry(builtin.Deps{}).Entries() {
 		switch {
-		case slices.Contains(engine, e.Name):
-			if e.New != nil || !e.Provided() {
-				t.Errorf("%s: the engine's tool has a constructor (%v) or is not provided", e.Name, e.New != nil)
-			}
 		case !e.Provided():
 			if e.New != nil || !strings.Contains(e.Unavailable, " is unavailable in this serverless deployment") {
 				t.Errorf("%s: unavailable with constructor %v, answer %q", e.Name, e.New != nil, e.Unavailable)
 			}
 		case e.New == nil:
-			t.Errorf("%s: provided, neither the engine's nor constructed", e.Name)
+			t.Errorf("%s: provided without a constructor", e.Name)
 		}
 		if e.Name != strings.ToLower(e.Name) || (e.Group != "" && !strings.HasPrefix(e.Group, "group:")) {
 			t.Errorf("%s: name or group %q not in the policy's form", e.Name, e.Group)

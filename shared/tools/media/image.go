@@ -39,16 +39,26 @@ type Workspace interface {
 // The image tool's limits and defaults.
 const (
 	callTimeout    = 90 * time.Second // fetching plus every model asked
-	maxImageMaxMB  = 20.0             // OpenAI's per-image limit
 	defaultPrompt  = "Describe the image."
 	imageMaxTokens = 1024
 )
 
 // DefaultMaxMB is the image size limit, in MB, of a call that sets none
 // (Anthropic's per-image limit); DefaultMaxBytes is the same in bytes.
+//
+// MaxMB is the most maxBytesMb may ask for, whatever the provider takes
+// (OpenAI takes 20 MB). It is what fits the runner: it has 256 MB
+// (template.yaml), of which the measured peak of 10 sessions at once is
+// 94 MB, and an image is held about four times while it is asked: its
+// bytes, their base64 text (4/3 of them) in the request, the encoded
+// JSON body and the HTTP client's copy of it. 8 MB is then about 40 MB,
+// so two image calls at once still fit beside the sessions; 20 MB would
+// be 100 MB for one call.
 const (
 	DefaultMaxMB    = 5.0
 	DefaultMaxBytes = int64(DefaultMaxMB * (1 << 20))
+	MaxMB           = 8.0
+	MaxBytes        = int64(MaxMB * (1 << 20))
 )
 
 // Models are the models the image tool asks in a run on ref, in order:
@@ -99,7 +109,7 @@ const imageSchema = `{"type":"object","properties":{` +
 	`"image":{"type":"string","description":"an http(s) URL, a path in the agent's workspace, or attachment:N for the Nth image attached to the current message"},` +
 	`"prompt":{"type":"string","description":"what to ask about the image (default: Describe the image.)"},` +
 	`"model":{"type":"string","description":"provider/model to ask instead of the configured image model"},` +
-	`"maxBytesMb":{"type":"number","exclusiveMinimum":0,"maximum":20,"description":"size limit of the image in MB (default 5)"}` +
+	`"maxBytesMb":{"type":"number","exclusiveMinimum":0,"maximum":8,"description":"size limit of the image in MB (default 5, at most 8)"}` +
 	`},"required":["image"],"additionalProperties":false}`
 
 // Spec implements tools.Tool.
@@ -156,23 +166,64 @@ func (t ImageTool) check(a imageArgs) ([]model.Ref, int64, error) {
 	}
 	mb := DefaultMaxMB
 	if a.MaxBytesMb != nil {
-		if *a.MaxBytesMb <= 0 || *a.MaxBytesMb > maxImageMaxMB {
-			return nil, 0, fault.New(fault.Invalid, "image: maxBytesMb must be above 0 and at most %g, not %g", maxImageMaxMB, *a.MaxBytesMb)
+		if *a.MaxBytesMb <= 0 || *a.MaxBytesMb > MaxMB {
+			return nil, 0, fault.New(fault.Invalid, "image: maxBytesMb must be above 0 and at most %g (what the runner's memory holds), not %g; shrink the image first", MaxMB, *a.MaxBytesMb)
 		}
 		mb = *a.MaxBytesMb
 	}
 	models := t.models
 	if strings.TrimSpace(a.Model) != "" {
-		ref, err := model.ParseRef(a.Model)
+		ref, err := t.chosenModel(a.Model)
 		if err != nil {
-			return nil, 0, fault.New(fault.Invalid, "image: model %q is not provider/model", a.Model)
-		}
-		if _, ok := t.run.Models[ref.Provider]; !ok || !model.SendsImages(ref) {
-			return nil, 0, fault.New(fault.Invalid, "image: %s cannot be asked about images here (an openai/ or anthropic/ model of a configured provider can)", ref)
+			return nil, 0, err
 		}
 		models = []model.Ref{ref}
 	}
 	return models, int64(mb * (1 << 20)), nil
+}
+
+// chosenModel resolves the model argument: an alias or a listed model,
+// as the configuration spells it (config.ResetModel), or one of the
+// image models, else "provider/model" as written; who may name a model
+// outside that allowlist is the gate's business (ImageReach). Its
+// provider must be configured and its adapter must send images.
+func (t ImageTool) chosenModel(raw string) (model.Ref, error) {
+	cfg := t.run.Config
+	if cfg == nil {
+		cfg = config.Default()
+	}
+	ref, ok := cfg.ResetModel(raw, false)
+	if !ok {
+		var err error
+		if ref, err = model.ParseRef(raw); err != nil {
+			return model.Ref{}, fault.New(fault.Invalid, "image: model %q is neither an alias, a configured model nor provider/model", raw)
+		}
+		for _, m := range t.models {
+			if m.Provider == ref.Provider && strings.EqualFold(m.Name, ref.Name) {
+				ref = m
+			}
+		}
+	}
+	if _, ok := t.run.Models[ref.Provider]; !ok || !model.SendsImages(ref) {
+		return model.Ref{}, fault.New(fault.Invalid, "image: %s cannot be asked about images here (an openai/ or anthropic/ model of a configured provider can)", ref)
+	}
+	return ref, nil
+}
+
+// ImageReach is the reach of an image call: its model argument, when it
+// names a model outside the allowlist (tools.ModelReach; the image
+// models count as listed), reaches ReachModels, which only the owner may
+// ask for: a vision model is priced per image.
+func ImageReach(run tools.Run, raw json.RawMessage) tools.Reach {
+	var a imageArgs
+	if json.Unmarshal(raw, &a) != nil {
+		return 0 // the call fails on its arguments before any model is asked
+	}
+	cfg := run.Config
+	if cfg == nil {
+		cfg = config.Default()
+	}
+	return tools.ModelReach(cfg, a.Model, Models(cfg, run.Model, run.Models)...)
 }
 
 // load reads the image from a URL, an attachment or the workspace and
@@ -204,6 +255,9 @@ func (t ImageTool) load(ctx context.Context, src string, maxBytes int64) (model.
 			return model.Image{}, err
 		}
 		data = b
+	}
+	if int64(len(data)) > maxBytes {
+		return model.Image{}, fault.New(fault.Invalid, "%s is %d bytes, over the limit of %d (maxBytesMb, at most %g)", src, len(data), maxBytes, MaxMB)
 	}
 	mt := http.DetectContentType(data)
 	if !slices.Contains(model.ImageMediaTypes, mt) {

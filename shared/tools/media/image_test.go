@@ -216,3 +216,65 @@ func TestImageToolAttachment(t *testing.T) {
 		})
 	}
 }
+
+// sizedFetcher answers every URL with size bytes of PNG, ignoring the
+// limit it is given, which it records.
+type sizedFetcher struct {
+	size  int
+	limit int64
+}
+
+func (f *sizedFetcher) FetchBytes(_ context.Context, _ string, maxBytes int64) ([]byte, string, error) {
+	f.limit = maxBytes
+	data := make([]byte, f.size)
+	copy(data, pngBytes)
+	return data, "image/png", nil
+}
+
+// TestImageToolSizeCap: an image is at most media.MaxMB (8 MB: what the
+// runner's 256 MB holds while the image is asked, see MaxMB), 5 MB by
+// default; a larger maxBytesMb is refused, and so are bytes over the limit
+// from a source that did not enforce it.
+func TestImageToolSizeCap(t *testing.T) {
+	const mib = 1 << 20
+	tests := []struct {
+		name      string
+		maxMB     string // the maxBytesMb argument; "" none
+		size      int
+		wantLimit int64 // the limit the download was given; 0 when refused before
+		wantErr   string
+	}{
+		{name: "the default", size: mib, wantLimit: 5 * mib},
+		{name: "the most", maxMB: "8", size: 8 * mib, wantLimit: 8 * mib},
+		{name: "over the most", maxMB: "8.5", size: mib, wantErr: "at most 8 (what the runner's memory holds)"},
+		{name: "OpenAI's 20 MB", maxMB: "20", size: mib, wantErr: "at most 8"},
+		{name: "a download over the limit", maxMB: "8", size: 8*mib + 1, wantLimit: 8 * mib, wantErr: "over the limit of 8388608"},
+		{name: "a download over the default", size: 5*mib + 1, wantLimit: 5 * mib, wantErr: "over the limit of 5242880"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fetch := &sizedFetcher{size: tt.size}
+			cfg := parse(t, imageConfig)
+			clients := map[string]model.Client{"openai": &visionModel{text: "A cat."}}
+			tool := media.NewImageTool(tools.Run{Config: cfg, AgentID: "main", Model: echo, Models: clients},
+				media.Models(cfg, echo, clients), fetch, nil)
+			args := `{"image":"https://example.com/cat.png"`
+			if tt.maxMB != "" {
+				args += `,"maxBytesMb":` + tt.maxMB
+			}
+			res := tooltest.Call(t, tool, args+"}")
+			if tt.wantErr != "" && (!res.IsError || !strings.Contains(res.Content, tt.wantErr)) {
+				t.Errorf("result %q; want an error with %q", res.Content, tt.wantErr)
+			}
+			if tt.wantErr == "" && res.IsError {
+				t.Errorf("error result: %s", res.Content)
+			}
+			if fetch.limit != tt.wantLimit {
+				t.Errorf("download limit = %d; want %d", fetch.limit, tt.wantLimit)
+			}
+		})
+	}
+	if !strings.Contains(string(media.ImageTool{}.Spec().Schema), `"maximum":8,`) || media.MaxMB != 8 {
+		t.Errorf("the schema's maxBytesMb maximum is not media.MaxMB (%g): %s", media.MaxMB, media.ImageTool{}.Spec().Schema)
+	}
+}
