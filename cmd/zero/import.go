@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"golang.org/x/term"
@@ -50,9 +51,14 @@ func (f *storeFlags) open(ctx context.Context, getenv func(string) string) (*dyn
 	if err != nil {
 		return nil, nil, err
 	}
+	return dynamo.New(dynamodb.NewFromConfig(cfg), f.table), s3store.New(s3Client(cfg, getenv), f.bucket), nil
+}
+
+// s3Client is an S3 client on cfg, path-style when an endpoint override
+// (a local emulator) is set.
+func s3Client(cfg aws.Config, getenv func(string) string) *s3.Client {
 	local := getenv("AWS_ENDPOINT_URL") != "" || getenv("AWS_ENDPOINT_URL_S3") != ""
-	client := s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = local })
-	return dynamo.New(dynamodb.NewFromConfig(cfg), f.table), s3store.New(client, f.bucket), nil
+	return s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = local })
 }
 
 var importAbout = []string{

@@ -6,6 +6,7 @@ import (
 	"github.com/zero-gateway/zero/shared/ingest"
 	"github.com/zero-gateway/zero/shared/telegram"
 	"github.com/zero-gateway/zero/shared/tools/messaging"
+	"github.com/zero-gateway/zero/shared/tools/sessions"
 	"github.com/zero-gateway/zero/shared/turn"
 )
 
@@ -13,9 +14,10 @@ import (
 // shared/telegram and shared/discord speak the domain types (sessionstate,
 // receipt, stopmark, outbox, run, chataction) and do not import
 // shared/turn. The engine finds its optional capabilities (Committer,
-// Mover, Stops, Failures, PartSender, AttachmentSource) and the message
-// tool its Messenger (shared/tools/messaging) by type assertion at run
-// time, so a signature that drifts would switch a feature
+// Mover, Stops, Failures, PartSender, AttachmentSource), and hands the
+// session tools the store's Reader and Updater (shared/tools/sessions) and
+// the message tool its Messengers (shared/tools/messaging), by type
+// assertion at run time, so a signature that drifts would switch a feature
 // off silently; these assertions make it a compile error here instead.
 var (
 	_ turn.Store            = (*dynamo.Store)(nil)
@@ -33,6 +35,8 @@ var (
 	_ messaging.Messenger   = (*discord.Client)(nil)
 	_ turn.AttachmentSource = (*discord.Client)(nil)
 	_ turn.Door             = (*ingest.Door)(nil)
+	_ sessions.Reader       = (*dynamo.Store)(nil)
+	_ sessions.Updater      = (*dynamo.Store)(nil)
 	_ turn.Sender           = (*telegram.RotatingClient)(nil)
 	_ messaging.Messenger   = (*telegram.RotatingClient)(nil)
 	_ turn.AttachmentSource = (*telegram.RotatingClient)(nil)

@@ -36,7 +36,7 @@ const conflictRetries = 4
 type Bucket struct {
 	client   *s3.Client
 	bucket   string
-	pageSize int32 // ListObjectsV2 MaxKeys; 0 means S3's default (1000). Tests lower it.
+	pageSize int32 // ListObjectsV2 and ListObjectVersions MaxKeys; 0 means S3's default (1000). Tests lower it.
 }
 
 var _ transcript.Bucket = (*Bucket)(nil)

@@ -39,21 +39,44 @@ func freshBucket(t testing.TB) string {
 		t.Fatalf("create bucket %s: %v", name, err)
 	}
 	t.Cleanup(func() {
-		pages := s3.NewListObjectsV2Paginator(testClient, &s3.ListObjectsV2Input{Bucket: &name})
-		for pages.HasMorePages() {
-			page, err := pages.NextPage(ctx)
-			if err != nil {
-				break
-			}
-			var ids []types.ObjectIdentifier
-			for _, o := range page.Contents {
-				ids = append(ids, types.ObjectIdentifier{Key: o.Key})
-			}
-			if len(ids) > 0 {
-				testClient.DeleteObjects(ctx, &s3.DeleteObjectsInput{Bucket: &name, Delete: &types.Delete{Objects: ids}})
-			}
-		}
+		emptyBucket(ctx, name)
 		testClient.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: &name})
 	})
 	return name
+}
+
+// freshVersionedBucket is freshBucket with versioning on, as the
+// deployed TranscriptBucket has it (template.yaml).
+func freshVersionedBucket(t testing.TB) string {
+	t.Helper()
+	name := freshBucket(t)
+	_, err := testClient.PutBucketVersioning(context.Background(), &s3.PutBucketVersioningInput{
+		Bucket: &name, VersioningConfiguration: &types.VersioningConfiguration{Status: types.BucketVersioningStatusEnabled},
+	})
+	if err != nil {
+		t.Fatalf("turn on versioning of %s: %v", name, err)
+	}
+	return name
+}
+
+// emptyBucket deletes every version and delete marker in the bucket (on an
+// unversioned bucket, every object), best effort.
+func emptyBucket(ctx context.Context, name string) {
+	pages := s3.NewListObjectVersionsPaginator(testClient, &s3.ListObjectVersionsInput{Bucket: &name})
+	for pages.HasMorePages() {
+		page, err := pages.NextPage(ctx)
+		if err != nil {
+			return
+		}
+		var ids []types.ObjectIdentifier
+		for _, v := range page.Versions {
+			ids = append(ids, types.ObjectIdentifier{Key: v.Key, VersionId: v.VersionId})
+		}
+		for _, d := range page.DeleteMarkers {
+			ids = append(ids, types.ObjectIdentifier{Key: d.Key, VersionId: d.VersionId})
+		}
+		if len(ids) > 0 {
+			testClient.DeleteObjects(ctx, &s3.DeleteObjectsInput{Bucket: &name, Delete: &types.Delete{Objects: ids}})
+		}
+	}
 }

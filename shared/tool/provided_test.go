@@ -31,8 +31,7 @@ func TestAvailable(t *testing.T) {
 		{name: "other provided tool", tool: "session_status", want: true},
 		{name: "not provided", tool: "browser", want: false},
 		{name: "cron always", tool: "cron", want: true},
-		{name: "gateway off by default", tool: "gateway", want: false},
-		{name: "gateway enabled by commands.restart", cfg: parse(`{commands: {restart: true}}`), tool: "gateway", want: true},
+		{name: "gateway on by default (its writes are the owner's)", tool: "gateway", want: true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -4,7 +4,8 @@
 // constructor reads. The tool policy (shared/tool), `zero tools` and the
 // turn engine all read the one list, which shared/tools/builtin builds;
 // the tool families live in the packages beside this one
-// (shared/tools/web, memory, files, media, automation).
+// (shared/tools/web, memory, files, media, automation, sessions,
+// messaging).
 //
 // It is core: it imports no AWS or provider package, and neither the
 // agent loop nor the turn engine, so every package can read it.

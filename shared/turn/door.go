@@ -6,6 +6,7 @@ import (
 
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/ingest"
+	"github.com/zero-gateway/zero/shared/tools"
 )
 
 // Door is the ingest door as the engine uses it (ingest.Door is one) to
@@ -19,16 +20,10 @@ type Door interface {
 	Accept(ctx context.Context, r ingest.Request) (ingest.Outcome, error)
 }
 
-// sessionQueue queues a message, whose session it names, and returns the
-// id of the run it starts; a message not queued is an error saying why.
-// The engine's tools take it (operatorDoor is the one; tests fake Door).
-type sessionQueue interface {
-	Queue(ctx context.Context, m inbound.Message) (runID string, err error)
-}
-
-// operatorDoor is a Door as a sessionQueue: Queue accepts m as an
-// operator's message. A message the door refuses or ignores is an error
-// saying why; nothing is queued then.
+// operatorDoor is a Door as a tools.Ingress (the tools' and the flows'
+// way to queue a message, whose session it names, for the run it
+// starts): Queue accepts m as an operator's message. A message the door
+// refuses or ignores is an error saying why; nothing is queued then.
 type operatorDoor struct{ door Door }
 
 func (d operatorDoor) Queue(ctx context.Context, m inbound.Message) (string, error) {
@@ -47,8 +42,8 @@ func (d operatorDoor) Queue(ctx context.Context, m inbound.Message) (string, err
 	return "", fmt.Errorf("ingest: unknown outcome %T", out)
 }
 
-// queue is p.Door as a sessionQueue, or nil when p has no door.
-func (p *Processor) queue() sessionQueue {
+// queue is p.Door as a tools.Ingress, or nil when p has no door.
+func (p *Processor) queue() tools.Ingress {
 	if p.Door == nil {
 		return nil
 	}

@@ -29,7 +29,7 @@ import (
 )
 
 // sessionsConfig has two agents; Telegram admits everyone.
-const sessionsConfig = `{agents: {list: [{id: "main", default: true}, {id: "work", name: "Work bot"}]}, channels: {telegram: {allowFrom: ["*"]}}}`
+const sessionsConfig = `{agents: {list: [{id: "main", default: true}, {id: "work", name: "Work bot"}]}, channels: {telegram: {allowFrom: ["*"], owners: ["*"]}}}`
 
 // sessionsRig is a rig with zero.json doc whose store reads other
 // sessions (sessions.Reader), after one turn on the caller's session,
@@ -162,7 +162,7 @@ func TestSessionsSandboxVisibility(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := sessionsRig(t, `{agents: {`+tt.agents+`}, channels: {telegram: {allowFrom: ["*"]}}}`)
+			r := sessionsRig(t, `{agents: {`+tt.agents+`}, channels: {telegram: {allowFrom: ["*"], owners: ["*"]}}}`)
 			all := seedSessions(t, r)
 			if diff := cmp.Diff(tt.wantRows(all), summary(r.list(t, `{}`).Sessions)); diff != "" {
 				t.Errorf("sessions_list rows (-want +got):\n%s", diff)

@@ -141,8 +141,11 @@ func automationEntries(d Deps) []tools.Entry {
 				}
 				return automation.NewCronTool(d.Cron, run)
 			}},
+		// gateway's reads are everyone's; its writes reach the
+		// configuration, the owner's (GatewayReach). commands.restart no
+		// longer hides it: the seeds gate only restart on it, and there is
+		// nothing to restart here.
 		{Name: automation.GatewayName, Group: "group:automation", ReachOf: automation.GatewayReach,
-			Enabled: func(cfg *config.Config) bool { return cfg.Commands.Restart },
 			New: func(tools.Run) tools.Tool {
 				if d.ConfigDoc == nil {
 					return nil

@@ -22,18 +22,18 @@ func sessionEntries(d Deps) []tools.Entry {
 		}
 	}
 	return []tools.Entry{
-		{Name: sessions.StatusName, Group: "group:sessions", Profiles: profiles(minimal, coding, messaging),
+		{Name: sessions.StatusName, Group: "group:sessions", Profiles: profiles(minimal, coding, messaging), ReachOf: sessions.HistoryReach,
 			New: func(run tools.Run) tools.Tool {
 				if run.Status == nil {
 					return nil
 				}
 				return sessions.NewStatusTool(run, d.SessionUpdates)
 			}},
-		{Name: sessions.ListName, Group: "group:sessions", Profiles: profiles(coding, messaging),
+		{Name: sessions.ListName, Group: "group:sessions", Profiles: profiles(coding, messaging), ReachOf: sessions.ListReach,
 			New: reads(func(run tools.Run) tools.Tool { return sessions.NewListTool(run, d.Sessions, d.Transcripts) })},
-		{Name: sessions.HistoryName, Group: "group:sessions", Profiles: profiles(coding, messaging),
+		{Name: sessions.HistoryName, Group: "group:sessions", Profiles: profiles(coding, messaging), ReachOf: sessions.HistoryReach,
 			New: reads(func(run tools.Run) tools.Tool { return sessions.NewHistoryTool(run, d.Sessions, d.Transcripts) })},
-		{Name: sessions.SendName, Group: "group:sessions", Profiles: profiles(coding, messaging),
+		{Name: sessions.SendName, Group: "group:sessions", Profiles: profiles(coding, messaging), ReachOf: sessions.SendReach,
 			New: reads(func(run tools.Run) tools.Tool {
 				if run.Ingress == nil {
 					return nil
@@ -54,7 +54,7 @@ func sessionEntries(d Deps) []tools.Entry {
 // messagingEntries is group:messaging's message, where the deployment
 // has channel messengers.
 func messagingEntries(d Deps) []tools.Entry {
-	return []tools.Entry{{Name: messagetool.Name, Group: "group:messaging", Profiles: profiles(messaging),
+	return []tools.Entry{{Name: messagetool.Name, Group: "group:messaging", Profiles: profiles(messaging), ReachOf: messagetool.Reach,
 		New: func(run tools.Run) tools.Tool {
 			if len(d.Messengers) == 0 {
 				return nil

@@ -8,14 +8,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/zero-gateway/zero/cmd/zero/devstack/template"
 )
 
 // The least-privilege and hygiene facts of the translated template.yaml,
 // checked on the policies as CloudFormation would evaluate them (no
 // emulator needed): what each function's role may write, delete and
-// invoke, the bucket's TLS-only policy, the log groups, retention of the
-// stateful resources and the HTTP API's throttling.
+// invoke, the bucket's TLS-only policy and versioning, the log groups,
+// retention of the stateful resources and the HTTP API's throttling.
 
 const (
 	lpAccount = "123456789012"
@@ -385,6 +387,37 @@ func TestTemplateHygiene(t *testing.T) {
 		}
 	})
 
+	t.Run("bucket keeps old versions, for a bounded time", func(t *testing.T) {
+		props, err := l.ev.Resolve(l.tmpl.Resources["TranscriptBucket"].Properties)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, _ := props.(map[string]any)
+		versioning, _ := m["VersioningConfiguration"].(map[string]any)
+		if got := template.ScalarString(versioning["Status"]); got != "Enabled" {
+			t.Errorf("versioning %q, want Enabled: an overwritten or deleted workspace file must be restorable", got)
+		}
+		lifecycle, _ := m["LifecycleConfiguration"].(map[string]any)
+		rules, _ := lifecycle["Rules"].([]any)
+		got := map[string]map[string]string{}
+		for _, r := range rules {
+			facts := flatFacts(r)
+			got[facts["Id"]] = facts
+		}
+		want := map[string]map[string]string{
+			// contexts/: the current base expires; its noncurrent version
+			// goes a day later.
+			"ExpireContextBases": {"Id": "ExpireContextBases", "Status": "Enabled", "Prefix": "contexts/", "ExpirationInDays": "30",
+				"NoncurrentVersionExpiration.NoncurrentDays": "1"},
+			// Everywhere, no prefix: old versions for 30 days, then gone.
+			"ExpireOldVersions": {"Id": "ExpireOldVersions", "Status": "Enabled",
+				"NoncurrentVersionExpiration.NoncurrentDays": "30", "ExpiredObjectDeleteMarker": "true"},
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("lifecycle rules (-want +got):\n%s", diff)
+		}
+	})
+
 	t.Run("every function has a log group with retention", func(t *testing.T) {
 		groups := map[string]string{} // name -> retention
 		for _, id := range l.tmpl.ResourceIDs("AWS::Logs::LogGroup") {
@@ -457,4 +490,22 @@ func equalStrings(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// flatFacts flattens a resolved template object one level deep into
+// "Key" and "Key.Sub" scalars.
+func flatFacts(v any) map[string]string {
+	out := map[string]string{}
+	m, _ := v.(map[string]any)
+	for k, x := range m {
+		sub, ok := x.(map[string]any)
+		if !ok {
+			out[k] = template.ScalarString(x)
+			continue
+		}
+		for k2, y := range sub {
+			out[k+"."+k2] = template.ScalarString(y)
+		}
+	}
+	return out
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
@@ -220,6 +221,13 @@ func TestProvisionFromTemplate(t *testing.T) {
 			t.Fatal(err)
 		}
 		eq(t, "ownership", string(own.OwnershipControls.Rules[0].ObjectOwnership), "BucketOwnerEnforced")
+		// Versioned, as deployed: zero workspace restore and the file
+		// tools' conditional writes run against versions locally too.
+		ver, err := client.GetBucketVersioning(ctx, &s3.GetBucketVersioningInput{Bucket: aws.String(b.Name)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		eq(t, "versioning", ver.Status, s3types.BucketVersioningStatusEnabled)
 	})
 
 	t.Run("functions", func(t *testing.T) {
