@@ -11,6 +11,20 @@ import (
 // lines, then the flags), parses args, and refuses positional arguments:
 // the gateway commands take flags only. hint, when set, ends the refusal.
 func parseFlags(fs *flag.FlagSet, stderr io.Writer, args []string, usage string, about []string, hint string) error {
+	setHelp(fs, stderr, usage, about)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return fmt.Errorf("%s takes no arguments, got %q%s", fs.Name(), fs.Args(), hint)
+	}
+	return nil
+}
+
+// setHelp gives fs its help text on stderr: the usage line, the
+// description lines, then the flags.
+func setHelp(fs *flag.FlagSet, stderr io.Writer, usage string, about []string) {
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: "+usage)
 		fmt.Fprintln(stderr)
@@ -20,14 +34,6 @@ func parseFlags(fs *flag.FlagSet, stderr io.Writer, args []string, usage string,
 		fmt.Fprintln(stderr)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		fs.Usage()
-		return fmt.Errorf("%s takes no arguments, got %q%s", fs.Name(), fs.Args(), hint)
-	}
-	return nil
 }
 
 // subcommand is one command under a command group (zero config check).

@@ -15,6 +15,7 @@
 //	zero outbox         list the announce outbox, re-queue a dead item
 //	zero import         bring the upstream system's sessions and transcripts in
 //	zero export         write sessions and transcripts out in the upstream layout
+//	zero workspace      a workspace file's versions, and restoring one
 //
 // Subcommands live in their own files and register in commands; each gets
 // its arguments after the subcommand name and parses them with package flag.
@@ -40,22 +41,23 @@ type command struct {
 
 // commands maps subcommand names to their implementations.
 var commands = map[string]command{
-	"dev":      {summary: "run ZERO locally: emulator, functions under the RIE, HTTP API and queue triggers", run: runDev},
-	"config":   {summary: "check zero.json, or push it to a deployed stack (check [FILE] | push --parameter NAME [FILE])", run: runConfig},
-	"tools":    {summary: "which tools the policy allows a run, which ZERO provides, and why (--agent ID --model P/M --sandbox --subagent --json)", run: runTools},
-	"status":   {summary: "the gateway: reachable or not, config version, recent sessions (--json --url URL --token TOKEN)", run: runStatus},
-	"sessions": {summary: "the gateway's sessions (--json --active MINUTES --limit N --agent ID)", run: runSessions},
-	"agent":    {summary: "send a message to the agent; with --wait print the reply (--message TEXT --session KEY --wait --timeout 120s --json)", run: runAgent},
-	"chat":     {summary: "talk to the agent: each line read is sent, each reply printed (--session KEY --timeout 120s)", run: runChat},
-	"gateway":  {summary: "call a gateway API method (call METHOD --params JSON --json)", run: runGateway},
-	"discord":  {summary: "register the slash commands (register-commands --guild ID --dry-run --json), how to set the endpoint (set-endpoint --url URL)", run: runDiscord},
-	"telegram": {summary: "point the Telegram bot at the webhook (set-webhook --url PUBLIC_URL --secret S --token T --drop-pending)", run: runTelegram},
-	"secrets":  {summary: "set a secret from stdin, never argv (set NAME --stack STACK < value), or list which are set (list --stack STACK)", run: runSecrets},
-	"cron":     {summary: "cron jobs through the gateway (list --all | add --name N --every 1h --message TEXT | rm ID | run ID | runs ID)", run: runCron},
-	"outbox":   {summary: "the announce outbox through the gateway (list --state S --json | retry ID)", run: runOutbox},
-	"dlq":      {summary: "the dead-letter queue: what failed and why, and moving it back (list | redrive --dry-run)", run: runDLQ},
-	"import":   {summary: "bring the upstream system's sessions and transcripts in (--from DIR --agent ID --dry-run --table T --bucket B)", run: runImport},
-	"export":   {summary: "write sessions and transcripts out in the upstream layout (--to DIR --agent ID --since 7d --table T --bucket B)", run: runExport},
+	"dev":       {summary: "run ZERO locally: emulator, functions under the RIE, HTTP API and queue triggers", run: runDev},
+	"config":    {summary: "check zero.json, or push it to a deployed stack (check [FILE] | push --parameter NAME [FILE])", run: runConfig},
+	"tools":     {summary: "which tools the policy allows a run, which ZERO provides, and why (--agent ID --model P/M --sandbox --subagent --json)", run: runTools},
+	"status":    {summary: "the gateway: reachable or not, config version, recent sessions (--json --url URL --token TOKEN)", run: runStatus},
+	"sessions":  {summary: "the gateway's sessions (--json --active MINUTES --limit N --agent ID)", run: runSessions},
+	"agent":     {summary: "send a message to the agent; with --wait print the reply (--message TEXT --session KEY --wait --timeout 120s --json)", run: runAgent},
+	"chat":      {summary: "talk to the agent: each line read is sent, each reply printed (--session KEY --timeout 120s)", run: runChat},
+	"gateway":   {summary: "call a gateway API method (call METHOD --params JSON --json)", run: runGateway},
+	"discord":   {summary: "register the slash commands (register-commands --guild ID --dry-run --json), how to set the endpoint (set-endpoint --url URL)", run: runDiscord},
+	"telegram":  {summary: "point the Telegram bot at the webhook (set-webhook --url PUBLIC_URL --secret S --token T --drop-pending)", run: runTelegram},
+	"secrets":   {summary: "set a secret from stdin, never argv (set NAME --stack STACK < value), or list which are set (list --stack STACK)", run: runSecrets},
+	"cron":      {summary: "cron jobs through the gateway (list --all | add --name N --every 1h --message TEXT | rm ID | run ID | runs ID)", run: runCron},
+	"outbox":    {summary: "the announce outbox through the gateway (list --state S --json | retry ID)", run: runOutbox},
+	"dlq":       {summary: "the dead-letter queue: what failed and why, and moving it back (list | redrive --dry-run)", run: runDLQ},
+	"import":    {summary: "bring the upstream system's sessions and transcripts in (--from DIR --agent ID --dry-run --table T --bucket B)", run: runImport},
+	"export":    {summary: "write sessions and transcripts out in the upstream layout (--to DIR --agent ID --since 7d --table T --bucket B)", run: runExport},
+	"workspace": {summary: "a workspace file's versions, or bring one back (versions --agent ID PATH | restore --agent ID [--version V] PATH; --bucket B)", run: runWorkspace},
 }
 
 func main() {

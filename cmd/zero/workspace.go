@@ -56,9 +56,7 @@ func (f *workspaceFile) register(fs *flag.FlagSet) {
 // parse parses args, flags before or after the one PATH, with fs's help
 // text (the usage line, then about).
 func (f *workspaceFile) parse(fs *flag.FlagSet, stderr io.Writer, args []string, usage string, about []string) error {
-	if err := parseFlags(fs, stderr, nil, usage, about, ""); err != nil {
-		return err
-	}
+	setHelp(fs, stderr, usage, about)
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		f.path, args = args[0], args[1:]
 	}
@@ -139,8 +137,8 @@ func (f *workspaceFile) versions(ctx context.Context) (*s3store.Bucket, string, 
 
 // versionList is `zero workspace versions --json`.
 type versionList struct {
-	Bucket   string             `json:"bucket"`
-	Key      string             `json:"key"`
+	Bucket   string            `json:"bucket"`
+	Key      string            `json:"key"`
 	Versions []s3store.Version `json:"versions"`
 }
 
