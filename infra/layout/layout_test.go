@@ -52,6 +52,7 @@ var roles = map[string]string{
 	"webui":        "core", // the control page: embedded assets, the handler at GET / and /assets/
 	"webchat":      "core", // the WebChat channel: its name and the runner's no-op sender
 	"files":        "core", // read/write/edit/apply_patch: path rules, limits, conditional writes, the patch format
+	"rotating":     "core", // clients that follow a secret: a model provider's API key, a channel's bot token
 	"upstream":     "core", // the upstream session store and JSONL transcripts: read, migrate, import plan, export
 	"dynamo":       "adapter",
 	"s3store":      "adapter",

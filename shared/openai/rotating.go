@@ -1,19 +1,15 @@
 package openai
 
 import (
-	"context"
-
 	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/rotating"
 	"github.com/zero-gateway/zero/shared/secret"
 )
 
-// RotatingClient is a model.Client for the OpenAI-compatible API that follows the API key:
-// every call goes through the Client built from the key in force
-// (secret.Derived), built again when a re-read finds the key rotated.
-// Safe for concurrent use.
-type RotatingClient struct {
-	client *secret.Derived[*Client]
-}
+// RotatingClient is a model.Client for the OpenAI-compatible API that follows the API key
+// (rotating.Model): every call goes through the Client built from the key
+// in force. Current tells at cold start whether the provider is configured.
+type RotatingClient = rotating.Model[*Client]
 
 var _ model.Client = (*RotatingClient)(nil)
 
@@ -21,23 +17,9 @@ var _ model.Client = (*RotatingClient)(nil)
 // gives (secret.OpenAIAPIKey; "" when it is not set, which only a server other
 // than api.openai.com accepts: see New).
 func NewRotatingClient(keys secret.Getter, cfg Config) *RotatingClient {
-	return &RotatingClient{client: secret.Derive(secret.OrEmpty(keys), secret.OpenAIAPIKey, func(key string) (*Client, error) {
+	return rotating.NewModel(keys, secret.OpenAIAPIKey, func(key string) (*Client, error) {
 		c := cfg
 		c.APIKey = key
 		return New(c)
-	})}
-}
-
-// Current is the Client of the key in force: the error is New's, or names
-// the secret when it cannot be read. At cold start it tells whether the
-// provider is configured.
-func (r *RotatingClient) Current(ctx context.Context) (*Client, error) { return r.client.Get(ctx) }
-
-// Complete is Client.Complete with the key in force.
-func (r *RotatingClient) Complete(ctx context.Context, req model.Request) (model.Response, error) {
-	c, err := r.Current(ctx)
-	if err != nil {
-		return model.Response{}, err
-	}
-	return c.Complete(ctx, req)
+	})
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/tools/tooltest"
 	"github.com/zero-gateway/zero/shared/turn"
 )
 
@@ -155,7 +156,7 @@ func TestImageToolAttachment(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newRig()
 			r.settings.set(imageConfig) // the run model (zero/echo) cannot see; openai/gpt-4o is the image model
-			vision := &visionModel{text: "A cat on a mat."}
+			vision := &tooltest.VisionModel{Text: "A cat on a mat."}
 			r.proc.Models["openai"] = vision
 			r.proc.Attachments = map[string]turn.AttachmentSource{"telegram": &fakeAttachments{data: map[string][]byte{"AgAC-1": jpegBytes}}}
 			call := model.Response{StopReason: model.StopToolUse, ToolCalls: []model.ToolCall{{ID: "call-1", Name: "image", Arguments: `{"image":"` + tt.image + `"}`}}}
@@ -180,8 +181,8 @@ func TestImageToolAttachment(t *testing.T) {
 				t.Fatalf("result %+v; want the image model's answer", res)
 			}
 			want := []model.Image{{MediaType: "image/jpeg", Data: jpegBytes}}
-			if len(vision.seen) != 1 || !cmp.Equal(want, vision.seen[0].Messages[0].Images) {
-				t.Errorf("image model requests %+v; want one with the attachment", vision.seen)
+			if len(vision.Seen) != 1 || !cmp.Equal(want, vision.Seen[0].Messages[0].Images) {
+				t.Errorf("image model requests %+v; want one with the attachment", vision.Seen)
 			}
 		})
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/zero-gateway/zero/shared/run"
 	"github.com/zero-gateway/zero/shared/run/runtest"
 	"github.com/zero-gateway/zero/shared/tools"
+	"github.com/zero-gateway/zero/shared/tools/tooltest"
 	"github.com/zero-gateway/zero/shared/turn/turntest"
 	"github.com/zero-gateway/zero/shared/untrusted"
 )
@@ -297,15 +298,15 @@ func TestSessionsSendWait(t *testing.T) {
 	tests := []struct {
 		name string
 		rec  *run.Record // the target's run as stored; nil: never started
-		want sendOut
+		want tooltest.SendOut
 	}{
 		{name: "finished", rec: &run.Record{Status: run.StatusOK, StartedAt: 1, EndedAt: 2, Reply: "all green"},
-			want: sendOut{Status: "ok", Reply: "all green"}},
+			want: tooltest.SendOut{Status: "ok", Reply: "all green"}},
 		{name: "failed", rec: &run.Record{Status: run.StatusError, StartedAt: 1, EndedAt: 2, Error: "model down"},
-			want: sendOut{Status: "error", Error: "model down"}},
+			want: tooltest.SendOut{Status: "error", Error: "model down"}},
 		{name: "still running", rec: &run.Record{Status: run.StatusRunning, StartedAt: 1},
-			want: sendOut{Status: "timeout", Error: "no reply within 1s", Note: waitNote}},
-		{name: "not started", want: sendOut{Status: "timeout", Error: "no reply within 1s", Note: waitNote}},
+			want: tooltest.SendOut{Status: "timeout", Error: "no reply within 1s", Note: waitNote}},
+		{name: "not started", want: tooltest.SendOut{Status: "timeout", Error: "no reply within 1s", Note: waitNote}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -325,7 +326,7 @@ func TestSessionsSendWait(t *testing.T) {
 				}
 			}
 			res := f.callTool(t, "sessions_send", `{"sessionKey": "`+groupKey+`", "message": "status please", "timeoutSeconds": 1}`)
-			var got sendOut
+			var got tooltest.SendOut
 			if res.IsError || json.Unmarshal([]byte(res.Content), &got) != nil {
 				t.Fatalf("result = %+v", res)
 			}

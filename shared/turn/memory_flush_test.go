@@ -13,6 +13,7 @@ import (
 
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/run"
+	"github.com/zero-gateway/zero/shared/tools/tooltest"
 	"github.com/zero-gateway/zero/shared/turn"
 )
 
@@ -81,7 +82,7 @@ func TestMemoryFlushOffersOnlyMemoryTools(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newRig()
 			r.settings.set(tt.config)
-			r.proc.Tools.Files, r.proc.Tools.Memory, r.proc.Door = newWorkspaceStore(), agentMemory(), &recordingDoor{}
+			r.proc.Tools.Files, r.proc.Tools.Memory, r.proc.Door = newWorkspaceStore(), tooltest.AgentMemory(), &recordingDoor{}
 			llm := runFlush(t, r, tt.provider, []model.Response{final("NO_REPLY")}, []model.Response{used("a4", 80)})
 			flush := flushRequests(llm)
 			if len(flush) != 1 {
@@ -231,7 +232,7 @@ func TestMemoryFlushLeavesTheRunsOrdinals(t *testing.T) {
 	for _, m := range q.msgs {
 		queued = append(queued, m.ID+" "+m.Text)
 	}
-	if diff := cmp.Diff([]string{"subagent:" + spawnUUID(flushMessage, 1) + " real task"}, queued); diff != "" {
+	if diff := cmp.Diff([]string{"subagent:" + tooltest.SpawnUUID(flushMessage, 1) + " real task"}, queued); diff != "" {
 		t.Errorf("queued (-want +got):\n%s", diff)
 	}
 	flush := flushRequests(llm)

@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -21,6 +20,7 @@ import (
 	"github.com/zero-gateway/zero/shared/receipt"
 	"github.com/zero-gateway/zero/shared/session"
 	"github.com/zero-gateway/zero/shared/tools/messaging"
+	"github.com/zero-gateway/zero/shared/tools/tooltest"
 )
 
 const (
@@ -85,27 +85,6 @@ func TestToolPolicyWarningsReachTheRunLog(t *testing.T) {
 	}
 }
 
-// fakeMessenger records the actions it is asked to do and answers res or
-// err; it supports the actions in supports (nil: all).
-type fakeMessenger struct {
-	mu       sync.Mutex
-	supports []string
-	did      []chataction.Action
-	res      chataction.Result
-	err      error
-}
-
-func (f *fakeMessenger) Supports(action string) bool {
-	return f.supports == nil || slices.Contains(f.supports, action)
-}
-
-func (f *fakeMessenger) Do(_ context.Context, a chataction.Action) (chataction.Result, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.did = append(f.did, a)
-	return f.res, f.err
-}
-
 func TestMessageToolOffered(t *testing.T) {
 	tests := []struct {
 		name       string
@@ -125,7 +104,7 @@ func TestMessageToolOffered(t *testing.T) {
 			r := newRig()
 			r.settings.set(tt.config)
 			if tt.messengers {
-				r.proc.Tools.Messengers = map[string]messaging.Messenger{"telegram": &fakeMessenger{}}
+				r.proc.Tools.Messengers = map[string]messaging.Messenger{"telegram": &tooltest.Messenger{}}
 			}
 			llm := &scriptModel{answers: []model.Response{final("ok")}}
 			r.proc.Models["zero"] = llm
@@ -161,7 +140,7 @@ func TestMessageDuplicateSuppression(t *testing.T) {
 			if tt.config != "" {
 				r.settings.set(tt.config)
 			}
-			r.proc.Tools.Messengers = map[string]messaging.Messenger{"telegram": &fakeMessenger{res: chataction.Result{Did: "ok", MessageIDs: []string{"1"}}, err: tt.err}}
+			r.proc.Tools.Messengers = map[string]messaging.Messenger{"telegram": &tooltest.Messenger{Res: chataction.Result{Did: "ok", MessageIDs: []string{"1"}}, Err: tt.err}}
 			call := model.Response{StopReason: model.StopToolUse, ToolCalls: []model.ToolCall{{ID: "c1", Name: "message", Arguments: tt.args}}}
 			r.proc.Models["zero"] = &scriptModel{answers: []model.Response{call, final(tt.reply)}}
 			r.handle(t, msg(1, "book it"))

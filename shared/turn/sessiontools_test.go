@@ -9,8 +9,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,6 +24,7 @@ import (
 	"github.com/zero-gateway/zero/shared/receipt"
 	"github.com/zero-gateway/zero/shared/session"
 	"github.com/zero-gateway/zero/shared/sessionstate"
+	"github.com/zero-gateway/zero/shared/tools/tooltest"
 )
 
 // sessionsConfig has two agents; Telegram admits everyone.
@@ -79,60 +78,17 @@ func (r *rig) callTool(t *testing.T, name, args string) model.Message {
 	return msgs[len(msgs)-1]
 }
 
-// listOut is sessions_list's result.
-type listOut struct {
-	Count     int           `json:"count"`
-	Sessions  []session.Row `json:"sessions"`
-	Truncated bool          `json:"truncated"`
-}
-
 // list calls sessions_list and decodes its rows.
-func (r *rig) list(t *testing.T, args string) listOut {
+func (r *rig) list(t *testing.T, args string) tooltest.ListOut {
 	t.Helper()
-	res := r.callTool(t, "sessions_list", args)
-	var out listOut
-	if res.IsError || json.Unmarshal([]byte(res.Content), &out) != nil || out.Count != len(out.Sessions) {
-		t.Fatalf("sessions_list(%s) = %+v; want rows", args, res)
-	}
-	return out
+	return tooltest.ListResult(t, args, r.callTool(t, "sessions_list", args))
 }
 
-// summary is "key kind channel" per row.
-func summary(rows []session.Row) []string {
-	out := []string{}
-	for _, r := range rows {
-		out = append(out, r.Key+" "+r.Kind+" "+r.Channel)
-	}
-	return out
-}
-
-// seedSessions stores sessions of both agents, of every kind, and the
-// reserved keys, with the rows they list as (newest first; the caller's
-// own session comes first, shown as "main").
+// seedSessions stores tooltest.SeedSessions' sessions in r and returns
+// the rows they list as.
 func seedSessions(t *testing.T, r *rig) []string {
-	for _, s := range []struct {
-		key string
-		e   session.Entry
-	}{
-		{groupKey, session.Entry{AgentID: "main", Channel: "telegram", ChatType: "group", DisplayName: "Team", LastChannel: "telegram", UpdatedAt: r.ago(time.Minute)}},
-		{"cron:nightly", session.Entry{AgentID: "main", UpdatedAt: r.ago(2 * time.Minute)}},
-		{workKey, session.Entry{AgentID: "work", LastChannel: "telegram", UpdatedAt: r.ago(3 * time.Minute)}},
-		{"hook:abc", session.Entry{AgentID: "work", UpdatedAt: r.ago(10 * time.Minute)}},
-		{"node-pi", session.Entry{AgentID: "main", UpdatedAt: r.ago(30 * time.Minute)}},
-		{"agent:main:telegram:dm:9", session.Entry{AgentID: "main", LastChannel: "discord", UpdatedAt: r.ago(2 * time.Hour)}},
-		{"agent:main:subagent:u1", session.Entry{AgentID: "main", SpawnedBy: "agent:main:main", UpdatedAt: r.ago(3 * time.Hour)}},
-		{"agent:work:subagent:u2", session.Entry{AgentID: "work", SpawnedBy: "agent:main:main", UpdatedAt: r.ago(4 * time.Hour)}},
-		{"agent:main:subagent:u3", session.Entry{AgentID: "main", SpawnedBy: "agent:main:telegram:dm:9", UpdatedAt: r.ago(5 * time.Hour)}},
-		{"unknown", session.Entry{AgentID: "main", UpdatedAt: r.ago(0)}},
-		{"global", session.Entry{AgentID: "main", UpdatedAt: r.ago(0)}},
-	} {
-		r.seed(t, s.key, s.e)
-	}
-	return []string{
-		"main main telegram", groupKey + " group telegram", "cron:nightly cron internal", workKey + " main telegram",
-		"hook:abc hook internal", "node-pi node internal", "agent:main:telegram:dm:9 other discord",
-		"agent:main:subagent:u1 other unknown", "agent:work:subagent:u2 other unknown", "agent:main:subagent:u3 other unknown",
-	}
+	t.Helper()
+	return tooltest.SeedSessions(func(key string, e session.Entry) { r.seed(t, key, e) }, r.ago)
 }
 
 // TestSessionsSandboxVisibility: a session of an agent with a sandbox
@@ -164,7 +120,7 @@ func TestSessionsSandboxVisibility(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := sessionsRig(t, `{agents: {`+tt.agents+`}, channels: {telegram: {allowFrom: ["*"], owners: ["*"]}}}`)
 			all := seedSessions(t, r)
-			if diff := cmp.Diff(tt.wantRows(all), summary(r.list(t, `{}`).Sessions)); diff != "" {
+			if diff := cmp.Diff(tt.wantRows(all), tooltest.Summary(r.list(t, `{}`).Sessions)); diff != "" {
 				t.Errorf("sessions_list rows (-want +got):\n%s", diff)
 			}
 			for key, wantErr := range tt.wantHistory {
@@ -238,27 +194,6 @@ func sendRig(t *testing.T, doc string) (*rig, *memQueue) {
 	return r, q
 }
 
-// sendOut is sessions_send's result.
-type sendOut struct {
-	RunID      string `json:"runId"`
-	Status     string `json:"status"`
-	SessionKey string `json:"sessionKey"`
-	Reply      string `json:"reply"`
-	Error      string `json:"error"`
-	Note       string `json:"note"`
-}
-
-// a2aPrompt is the agent-to-agent context a message from the rig's
-// caller (agent:main:main on Telegram) to target carries.
-func a2aPrompt(target string) string {
-	return "Agent-to-agent message context:\n" +
-		"Agent 1 (requester) agent: main.\n" +
-		"Agent 1 (requester) session: agent:main:main.\n" +
-		"Agent 1 (requester) channel: telegram.\n" +
-		"Agent 2 (target) session: " + target + ".\n" +
-		"The user message of this run was sent by Agent 1 with sessions_send, not by a person; your reply is kept in this session's transcript."
-}
-
 // callerTurn is the message id of the rig's first callTool turn (after
 // sessionsRig's one reply).
 const callerTurn = "telegram:42:1001"
@@ -289,7 +224,7 @@ func TestSessionsSendTargetRun(t *testing.T) {
 	r.proc.Models["zero"] = target
 	r.handle(t, q.queued[0])
 
-	if len(target.seen) != 1 || !strings.Contains(target.seen[0].System, a2aPrompt(groupKey)) {
+	if len(target.seen) != 1 || !strings.Contains(target.seen[0].System, tooltest.A2APrompt(groupKey)) {
 		t.Fatalf("the target's model got %+v; want one call with the agent-to-agent context", target.seen)
 	}
 	if msgs := target.seen[0].Messages; msgs[len(msgs)-1].Content != "status please" {
@@ -371,32 +306,6 @@ func TestSessionsSendRetriedTurn(t *testing.T) {
 	}
 }
 
-// spawnUUID is the uuid of the n-th spawn of the turn of message
-// callerID, as the tool derives it (written out here, so a change to the
-// derivation, which would spawn a retried turn's sub-agents twice, is
-// seen).
-func spawnUUID(callerID string, n int) string {
-	sum := sha256.Sum256([]byte("zero-subagent:" + callerID + "\x00" + strconv.Itoa(n)))
-	b := sum[:16]
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}
-
-// subagentPrompt is the extra system prompt of a sub-agent spawned by
-// the rig's caller (agent main, session agent:main:main).
-func subagentPrompt(label string) string {
-	lines := []string{"Sub-agent context:", "You are a sub-agent working for agent main, session agent:main:main."}
-	if label != "" {
-		lines = append(lines, "Task label: "+label+".")
-	}
-	return strings.Join(append(lines,
-		"The user message of this run is the task it gave you, not a person's message.",
-		"Your final reply is announced to the requester's chat as the result of the task: make it complete and self-contained.",
-		"If nothing should be announced, reply exactly ANNOUNCE_SKIP.",
-		"You cannot start sub-agents of your own."), "\n")
-}
-
 // TestSubagentRun: the queued task runs as the child session's turn: its
 // model sees the sub-agent context, the spawn's model answers (the
 // session's override), the entry records label, spawnedBy and its archive
@@ -414,7 +323,7 @@ func TestSubagentRun(t *testing.T) {
 	child := q.queued[0]
 	r.handle(t, child)
 
-	if len(big.seen) != 1 || big.seen[0].Model != "big" || !strings.Contains(big.seen[0].System, subagentPrompt("c")) {
+	if len(big.seen) != 1 || big.seen[0].Model != "big" || !strings.Contains(big.seen[0].System, tooltest.SubagentPrompt("c")) {
 		t.Fatalf("the child's model got %+v; want one call of model big with the sub-agent context", big.seen)
 	}
 	var tools []string

@@ -16,6 +16,7 @@ import (
 	"github.com/zero-gateway/zero/shared/tool"
 	"github.com/zero-gateway/zero/shared/tools/builtin"
 	"github.com/zero-gateway/zero/shared/tools/messaging"
+	"github.com/zero-gateway/zero/shared/tools/tooltest"
 	"github.com/zero-gateway/zero/shared/turn"
 	"github.com/zero-gateway/zero/shared/workspace"
 )
@@ -228,13 +229,13 @@ func TestProvidedToolsMatchTheInventory(t *testing.T) {
 	r.proc.Store = r.store        // a store that reads other sessions, as deployed
 	r.proc.Door = queuedNowhere{} // and a way into the work queue
 	r.proc.Tools = builtin.Deps{
-		Memory: agentMemory(), Files: newWorkspaceStore(), // the workspace bucket
-		WebFetch: testFetcher(), WebSearch: &fakeSearcher{},
-		Cron: &cron.Service{Store: &cron.Memory{}}, ConfigDoc: &memDoc{}, // the cron store, the config parameter
+		Memory: tooltest.AgentMemory(), Files: newWorkspaceStore(), // the workspace bucket
+		WebFetch: tooltest.LocalFetcher(), WebSearch: &tooltest.Searcher{},
+		Cron: &cron.Service{Store: &cron.Memory{}}, ConfigDoc: &tooltest.MemDoc{}, // the cron store, the config parameter
 	}
-	r.proc.Tools.Messengers = map[string]messaging.Messenger{"telegram": &fakeMessenger{}}
+	r.proc.Tools.Messengers = map[string]messaging.Messenger{"telegram": &tooltest.Messenger{}}
 	r.settings.set(webConfig[:len(webConfig)-1] + ", commands: {restart: true}, agents: {defaults: {imageModel: \"openai/gpt-4o\"}}}") // web_search and gateway are on only when enabled; image with an image model
-	r.proc.Models["openai"] = &visionModel{}                                                                                           // the image model's provider
+	r.proc.Models["openai"] = &tooltest.VisionModel{}                                                                                  // the image model's provider
 	llm := &scriptModel{answers: []model.Response{final("ok")}}
 	r.proc.Models["zero"] = llm
 	r.handle(t, msg(1, "hi"))

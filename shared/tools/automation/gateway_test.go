@@ -3,61 +3,14 @@ package automation_test
 import (
 	"context"
 	"encoding/json"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/tools/automation"
 	"github.com/zero-gateway/zero/shared/tools/tooltest"
 )
-
-// memDoc is an in-memory config.DocumentStore with SSM's versions.
-// race, when set, is written by "another writer" just before the next
-// PutIfVersion (once).
-type memDoc struct {
-	mu      sync.Mutex
-	data    []byte
-	version int // 0: none stored
-	race    []byte
-}
-
-func (d *memDoc) Fetch(context.Context) ([]byte, string, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.version == 0 {
-		return nil, "", fault.New(fault.NotFound, "no document")
-	}
-	return d.data, strconv.Itoa(d.version), nil
-}
-
-func (d *memDoc) Put(_ context.Context, data []byte) (string, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.data, d.version = data, d.version+1
-	return strconv.Itoa(d.version), nil
-}
-
-func (d *memDoc) PutIfVersion(ctx context.Context, data []byte, version string) (string, error) {
-	if d.race != nil {
-		race := d.race
-		d.race = nil
-		d.Put(ctx, race)
-	}
-	d.mu.Lock()
-	current := ""
-	if d.version > 0 {
-		current = strconv.Itoa(d.version)
-	}
-	d.mu.Unlock()
-	if current != version {
-		return "", fault.New(fault.Conflict, "version %s, not %s", current, version)
-	}
-	return d.Put(ctx, data)
-}
 
 func TestGatewayTool(t *testing.T) {
 	tests := []struct {
@@ -96,12 +49,12 @@ func TestGatewayTool(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			doc := &memDoc{}
+			doc := &tooltest.MemDoc{}
 			if tt.stored != "" {
 				doc.Put(context.Background(), []byte(tt.stored))
 			}
 			if tt.race != "" {
-				doc.race = []byte(tt.race)
+				doc.Race = []byte(tt.race)
 			}
 			res := tooltest.Call(t, automation.NewGatewayTool(doc), tt.args)
 			if got := res.IsError; got != (tt.wantErr != "") || tt.wantErr != "" && !strings.Contains(res.Content, tt.wantErr) {
@@ -111,14 +64,14 @@ func TestGatewayTool(t *testing.T) {
 				t.Errorf("result %s lacks %q", res.Content, tt.wantIn)
 			}
 			if tt.wantStore != "" {
-				if diff := cmp.Diff(tt.wantStore, string(doc.data)); diff != "" {
+				if diff := cmp.Diff(tt.wantStore, string(doc.Data)); diff != "" {
 					t.Errorf("stored (-want +got):\n%s", diff)
 				}
 			}
 			if tt.wantDoc != nil {
 				var got map[string]any
-				if err := json.Unmarshal(doc.data, &got); err != nil {
-					t.Fatalf("stored %s: %v", doc.data, err)
+				if err := json.Unmarshal(doc.Data, &got); err != nil {
+					t.Fatalf("stored %s: %v", doc.Data, err)
 				}
 				if diff := cmp.Diff(tt.wantDoc, got); diff != "" {
 					t.Errorf("stored document (-want +got):\n%s", diff)

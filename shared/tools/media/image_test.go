@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"strings"
 	"testing"
 
@@ -20,7 +19,6 @@ import (
 	"github.com/zero-gateway/zero/shared/tools/media"
 	"github.com/zero-gateway/zero/shared/tools/tooltest"
 	"github.com/zero-gateway/zero/shared/untrusted"
-	"github.com/zero-gateway/zero/shared/webfetch"
 )
 
 // imageConfig names an OpenAI image model.
@@ -38,15 +36,8 @@ func parse(t *testing.T, doc string) *config.Config {
 	return cfg
 }
 
-// testFetcher is a webfetch.Fetcher that may reach 127.0.0.1 (the fake
-// web server) and nothing else private.
-func testFetcher() *webfetch.Fetcher {
-	guard := webfetch.Guard{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}
-	return &webfetch.Fetcher{Client: webfetch.NewClient(webfetch.ClientOptions{Guard: guard})}
-}
-
 // imageTool is the image tool of the agent main's run on echo under
-// imageConfig, with clients, URLs through testFetcher and ws.
+// imageConfig, with clients, URLs through tooltest.LocalFetcher and ws.
 func imageTool(t *testing.T, clients map[string]model.Client, ws media.Workspace) media.ImageTool {
 	t.Helper()
 	run := tools.Run{Config: parse(t, imageConfig), AgentID: "main", Model: echo, Models: clients}
@@ -54,23 +45,11 @@ func imageTool(t *testing.T, clients map[string]model.Client, ws media.Workspace
 	if len(models) == 0 {
 		t.Fatal("no image model resolves")
 	}
-	return media.NewImageTool(run, models, testFetcher(), ws)
+	return media.NewImageTool(run, models, tooltest.LocalFetcher(), ws)
 }
 
 // pngBytes are bytes http.DetectContentType reads as image/png.
 var pngBytes = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR fake image")
-
-// visionModel records the image requests and answers text or err.
-type visionModel struct {
-	seen []model.Request
-	text string
-	err  error
-}
-
-func (v *visionModel) Complete(_ context.Context, req model.Request) (model.Response, error) {
-	v.seen = append(v.seen, req)
-	return model.Response{Text: v.text, StopReason: model.StopEnd}, v.err
-}
 
 // memFiles is a files.Store in memory, read-only here.
 type memFiles map[string][]byte
@@ -123,7 +102,7 @@ func TestImageTool(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			vision := &visionModel{text: "A cat on a mat.", err: tt.modelErr}
+			vision := &tooltest.VisionModel{Text: "A cat on a mat.", Err: tt.modelErr}
 			res := tooltest.Call(t, imageTool(t, map[string]model.Client{"openai": vision}, ws), tt.args)
 			if tt.wantErr != "" {
 				if !res.IsError || !strings.Contains(res.Content, tt.wantErr) {
@@ -141,7 +120,7 @@ func TestImageTool(t *testing.T) {
 			}
 			want := []model.Request{{Model: "gpt-4o", MaxTokens: 1024, Messages: []model.Message{{Role: model.User, Content: tt.wantPrompt,
 				Images: []model.Image{{MediaType: "image/png", Data: pngBytes}}}}}}
-			if diff := cmp.Diff(want, vision.seen); diff != "" {
+			if diff := cmp.Diff(want, vision.Seen); diff != "" {
 				t.Errorf("image model requests (-want +got):\n%s", diff)
 			}
 		})
@@ -149,7 +128,7 @@ func TestImageTool(t *testing.T) {
 }
 
 func TestModels(t *testing.T) {
-	openai := map[string]model.Client{"openai": &visionModel{}}
+	openai := map[string]model.Client{"openai": &tooltest.VisionModel{}}
 	gpt4o := model.Ref{Provider: "openai", Name: "gpt-4o"}
 	tests := []struct {
 		name    string
@@ -163,7 +142,7 @@ func TestModels(t *testing.T) {
 		{"no image model, a run model without vision", `{}`, echo, openai, nil},
 		{"no image model, a run model with vision", `{}`, gpt4o, openai, []model.Ref{gpt4o}},
 		{"an image model ZERO cannot send images to", `{agents: {defaults: {imageModel: "bedrock/amazon.nova-pro-v1:0"}}}`, echo,
-			map[string]model.Client{"bedrock": &visionModel{}}, nil},
+			map[string]model.Client{"bedrock": &tooltest.VisionModel{}}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -196,7 +175,7 @@ func TestImageToolAttachment(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			vision := &visionModel{text: "A cat on a mat."}
+			vision := &tooltest.VisionModel{Text: "A cat on a mat."}
 			clients := map[string]model.Client{"openai": vision}
 			run := tools.Run{Config: parse(t, imageConfig), AgentID: "main", Model: echo, Models: clients, Message: photo, FetchAttachment: tt.fetch}
 			res := tooltest.Call(t, media.NewImageTool(run, media.Models(run.Config, echo, clients), nil, nil), `{"image":"`+tt.image+`"}`)
@@ -210,8 +189,8 @@ func TestImageToolAttachment(t *testing.T) {
 				t.Fatalf("result %+v; want the image model's answer", res)
 			}
 			want := []model.Image{{MediaType: "image/jpeg", Data: jpegBytes}}
-			if len(vision.seen) != 1 || !cmp.Equal(want, vision.seen[0].Messages[0].Images) {
-				t.Errorf("image model requests %+v; want one with the attachment", vision.seen)
+			if len(vision.Seen) != 1 || !cmp.Equal(want, vision.Seen[0].Messages[0].Images) {
+				t.Errorf("image model requests %+v; want one with the attachment", vision.Seen)
 			}
 		})
 	}
@@ -255,7 +234,7 @@ func TestImageToolSizeCap(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			fetch := &sizedFetcher{size: tt.size}
 			cfg := parse(t, imageConfig)
-			clients := map[string]model.Client{"openai": &visionModel{text: "A cat."}}
+			clients := map[string]model.Client{"openai": &tooltest.VisionModel{Text: "A cat."}}
 			tool := media.NewImageTool(tools.Run{Config: cfg, AgentID: "main", Model: echo, Models: clients},
 				media.Models(cfg, echo, clients), fetch, nil)
 			args := `{"image":"https://example.com/cat.png"`

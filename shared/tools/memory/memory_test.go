@@ -1,49 +1,13 @@
 package memory_test
 
 import (
-	"context"
-	"slices"
 	"strings"
 	"testing"
 
-	"github.com/zero-gateway/zero/shared/fault"
-	memindex "github.com/zero-gateway/zero/shared/memory"
 	"github.com/zero-gateway/zero/shared/tools"
 	"github.com/zero-gateway/zero/shared/tools/memory"
 	"github.com/zero-gateway/zero/shared/tools/tooltest"
-	"github.com/zero-gateway/zero/shared/workspace"
 )
-
-// memoryStore is a memory.Store over fixed objects, ETag the content.
-type memoryStore map[string]string
-
-func (s memoryStore) ListObjects(_ context.Context, prefix string) ([]workspace.Object, error) {
-	var out []workspace.Object
-	for k, v := range s {
-		if strings.HasPrefix(k, prefix) {
-			out = append(out, workspace.Object{Key: k, ETag: `"` + v + `"`, Size: int64(len(v))})
-		}
-	}
-	slices.SortFunc(out, func(a, b workspace.Object) int { return strings.Compare(a.Key, b.Key) })
-	return out, nil
-}
-
-func (s memoryStore) Get(_ context.Context, key string) ([]byte, error) {
-	v, ok := s[key]
-	if !ok {
-		return nil, fault.New(fault.NotFound, "no %s", key)
-	}
-	return []byte(v), nil
-}
-
-// agentMemory is the main agent's memory in these tests.
-func agentMemory() *memindex.Index {
-	return memindex.NewIndex(memoryStore{
-		"agents/main/workspace/MEMORY.md":            "# Memory\n\nThe user's sister Alice lives in Lisbon.\n",
-		"agents/main/workspace/memory/2026-11-20.md": "Called the dentist: Friday at 10:00.\n",
-		"agents/main/workspace/AGENTS.md":            "The dentist is not memory.\n",
-	})
-}
 
 func TestTools(t *testing.T) {
 	tests := []struct {
@@ -67,9 +31,9 @@ func TestTools(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var tl tools.Tool = memory.NewSearchTool(agentMemory(), "main")
+			var tl tools.Tool = memory.NewSearchTool(tooltest.AgentMemory(), "main")
 			if tt.tool == memory.GetName {
-				tl = memory.NewGetTool(agentMemory(), "main")
+				tl = memory.NewGetTool(tooltest.AgentMemory(), "main")
 			}
 			res := tooltest.Call(t, tl, tt.args)
 			if res.IsError != tt.wantError {

@@ -55,7 +55,10 @@ func NewTool(run tools.Run, messengers map[string]Messenger) Tool {
 		bound = session.DeliveryContext{Channel: d.Channel, To: d.To, AccountID: d.AccountID, ThreadID: d.ThreadID}
 	}
 	orphan := bound.Channel == "" && session.IsSubagent(run.Message.SessionKey)
-	return Tool{messengers: messengers, bound: bound, cross: run.Config.Tools.Message.CrossContext, orphan: orphan}
+	// Other chats are the owner's, or everyone's with crossContext; the
+	// run's gate has already refused anyone else (Reach).
+	cross := run.Config.Tools.Message.CrossContext || run.Provenance == inbound.Owner
+	return Tool{messengers: messengers, bound: bound, cross: cross, orphan: orphan}
 }
 
 // Tool is message: channel actions on Telegram and Discord. A call

@@ -1,12 +1,9 @@
 package messaging_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,27 +19,6 @@ import (
 	"github.com/zero-gateway/zero/shared/tools/tooltest"
 	"github.com/zero-gateway/zero/shared/untrusted"
 )
-
-// fakeMessenger records the actions it is asked to do and answers res or
-// err; it supports the actions in supports (nil: all).
-type fakeMessenger struct {
-	mu       sync.Mutex
-	supports []string
-	did      []chataction.Action
-	res      chataction.Result
-	err      error
-}
-
-func (f *fakeMessenger) Supports(action string) bool {
-	return f.supports == nil || slices.Contains(f.supports, action)
-}
-
-func (f *fakeMessenger) Do(_ context.Context, a chataction.Action) (chataction.Result, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.did = append(f.did, a)
-	return f.res, f.err
-}
 
 // own is the session's chat: Telegram chat 7.
 var own = session.DeliveryContext{Channel: "telegram", To: "7"}
@@ -108,10 +84,10 @@ func TestMessageTool(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fm := &fakeMessenger{supports: tt.supports, res: tt.res, err: tt.err}
+			fm := &tooltest.Messenger{Supported: tt.supports, Res: tt.res, Err: tt.err}
 			tl := messaging.NewTool(chatRun(t, tt.config), map[string]messaging.Messenger{"telegram": fm})
 			res := tooltest.Call(t, tl, tt.args)
-			if diff := cmp.Diff(tt.want, fm.did); diff != "" {
+			if diff := cmp.Diff(tt.want, fm.Did); diff != "" {
 				t.Errorf("actions (-want +got):\n%s", diff)
 			}
 			if tt.wantErr != "" {
@@ -159,9 +135,9 @@ func TestMessageToolWithoutAChat(t *testing.T) {
 			// A new session of an internal message: its delivery context is internal.
 			run.Entry = session.Entry{AgentID: "main", SessionID: "s1", Channel: inbound.Internal,
 				DeliveryContext: session.DeliveryContext{Channel: inbound.Internal, To: "api"}}
-			fm := &fakeMessenger{res: chataction.Result{Did: "ok"}}
+			fm := &tooltest.Messenger{Res: chataction.Result{Did: "ok"}}
 			res := tooltest.Call(t, messaging.NewTool(run, map[string]messaging.Messenger{"telegram": fm}), tt.args)
-			if diff := cmp.Diff(tt.want, fm.did); diff != "" {
+			if diff := cmp.Diff(tt.want, fm.Did); diff != "" {
 				t.Errorf("actions (-want +got):\n%s", diff)
 			}
 			if tt.wantErr != "" && (!res.IsError || !strings.Contains(res.Content, tt.wantErr)) {

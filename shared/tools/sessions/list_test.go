@@ -1,7 +1,6 @@
 package sessions_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -15,60 +14,17 @@ import (
 	"github.com/zero-gateway/zero/shared/transcript/transcripttest"
 )
 
-// listOut is sessions_list's result.
-type listOut struct {
-	Count     int           `json:"count"`
-	Sessions  []session.Row `json:"sessions"`
-	Truncated bool          `json:"truncated"`
-}
-
 // list calls sessions_list of the rig's run and decodes its rows.
-func (r *rig) list(t *testing.T, args string) listOut {
+func (r *rig) list(t *testing.T, args string) tooltest.ListOut {
 	t.Helper()
-	res := tooltest.Call(t, sessions.NewListTool(r.run(t), r.store, r.transcripts()), args)
-	var out listOut
-	if res.IsError || json.Unmarshal([]byte(res.Content), &out) != nil || out.Count != len(out.Sessions) {
-		t.Fatalf("sessions_list(%s) = %+v; want rows", args, res)
-	}
-	return out
+	return tooltest.ListResult(t, args, tooltest.Call(t, sessions.NewListTool(r.run(t), r.store, r.transcripts()), args))
 }
 
-// summary is "key kind channel" per row.
-func summary(rows []session.Row) []string {
-	out := []string{}
-	for _, r := range rows {
-		out = append(out, r.Key+" "+r.Kind+" "+r.Channel)
-	}
-	return out
-}
-
-// seedSessions stores sessions of both agents, of every kind, and the
-// reserved keys, with the rows they list as (newest first; the caller's
-// own session comes first, shown as "main").
+// seedSessions stores tooltest.SeedSessions' sessions in r and returns
+// the rows they list as.
 func seedSessions(t *testing.T, r *rig) []string {
-	for _, s := range []struct {
-		key string
-		e   session.Entry
-	}{
-		{groupKey, session.Entry{AgentID: "main", Channel: "telegram", ChatType: "group", DisplayName: "Team", LastChannel: "telegram", UpdatedAt: r.ago(time.Minute)}},
-		{"cron:nightly", session.Entry{AgentID: "main", UpdatedAt: r.ago(2 * time.Minute)}},
-		{workKey, session.Entry{AgentID: "work", LastChannel: "telegram", UpdatedAt: r.ago(3 * time.Minute)}},
-		{"hook:abc", session.Entry{AgentID: "work", UpdatedAt: r.ago(10 * time.Minute)}},
-		{"node-pi", session.Entry{AgentID: "main", UpdatedAt: r.ago(30 * time.Minute)}},
-		{"agent:main:telegram:dm:9", session.Entry{AgentID: "main", LastChannel: "discord", UpdatedAt: r.ago(2 * time.Hour)}},
-		{"agent:main:subagent:u1", session.Entry{AgentID: "main", SpawnedBy: mainKey, UpdatedAt: r.ago(3 * time.Hour)}},
-		{"agent:work:subagent:u2", session.Entry{AgentID: "work", SpawnedBy: mainKey, UpdatedAt: r.ago(4 * time.Hour)}},
-		{"agent:main:subagent:u3", session.Entry{AgentID: "main", SpawnedBy: "agent:main:telegram:dm:9", UpdatedAt: r.ago(5 * time.Hour)}},
-		{"unknown", session.Entry{AgentID: "main", UpdatedAt: r.ago(0)}},
-		{"global", session.Entry{AgentID: "main", UpdatedAt: r.ago(0)}},
-	} {
-		r.seed(t, s.key, s.e)
-	}
-	return []string{
-		"main main telegram", groupKey + " group telegram", "cron:nightly cron internal", workKey + " main telegram",
-		"hook:abc hook internal", "node-pi node internal", "agent:main:telegram:dm:9 other discord",
-		"agent:main:subagent:u1 other unknown", "agent:work:subagent:u2 other unknown", "agent:main:subagent:u3 other unknown",
-	}
+	t.Helper()
+	return tooltest.SeedSessions(func(key string, e session.Entry) { r.seed(t, key, e) }, r.ago)
 }
 
 // TestSessionsList: sessions_list lists every agent's sessions, newest
@@ -97,7 +53,7 @@ func TestSessionsList(t *testing.T) {
 			r := newRig(t, sessionsConfig)
 			all := seedSessions(t, r)
 			got := r.list(t, tt.args)
-			if diff := cmp.Diff(tt.want(all), summary(got.Sessions)); diff != "" || got.Truncated {
+			if diff := cmp.Diff(tt.want(all), tooltest.Summary(got.Sessions)); diff != "" || got.Truncated {
 				t.Errorf("rows (-want +got):\n%s truncated %v", diff, got.Truncated)
 			}
 		})
@@ -121,7 +77,7 @@ func TestSessionsListSandbox(t *testing.T) {
 			r := newRig(t, sessionsConfig)
 			r.visibility = tt.visibility
 			all := seedSessions(t, r)
-			if diff := cmp.Diff(tt.want(all), summary(r.list(t, `{}`).Sessions)); diff != "" {
+			if diff := cmp.Diff(tt.want(all), tooltest.Summary(r.list(t, `{}`).Sessions)); diff != "" {
 				t.Errorf("rows (-want +got):\n%s", diff)
 			}
 		})
@@ -239,7 +195,7 @@ func TestSessionsListGlobalScope(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, summary(r.list(t, tt.args).Sessions)); diff != "" {
+			if diff := cmp.Diff(tt.want, tooltest.Summary(r.list(t, tt.args).Sessions)); diff != "" {
 				t.Errorf("rows (-want +got):\n%s", diff)
 			}
 		})

@@ -27,33 +27,12 @@ func sendRig(t *testing.T, doc string) *rig {
 	return r
 }
 
-// sendOut is sessions_send's result.
-type sendOut struct {
-	RunID      string `json:"runId"`
-	Status     string `json:"status"`
-	SessionKey string `json:"sessionKey"`
-	Reply      string `json:"reply"`
-	Error      string `json:"error"`
-	Note       string `json:"note"`
-}
-
-// a2aPrompt is the agent-to-agent context a message from the rig's
-// caller (agent:main:main on Telegram) to target carries.
-func a2aPrompt(target string) string {
-	return "Agent-to-agent message context:\n" +
-		"Agent 1 (requester) agent: main.\n" +
-		"Agent 1 (requester) session: agent:main:main.\n" +
-		"Agent 1 (requester) channel: telegram.\n" +
-		"Agent 2 (target) session: " + target + ".\n" +
-		"The user message of this run was sent by Agent 1 with sessions_send, not by a person; your reply is kept in this session's transcript."
-}
-
 // sentTo is the message a send of text to key from the caller's turn
 // queues.
 func sentTo(agentID, key, text string) inbound.Message {
 	return inbound.Message{
 		ID: idOf(key), AgentID: agentID, SessionKey: key, Channel: inbound.Internal, ChatType: inbound.Direct,
-		To: "a2a", Text: text, ExtraSystemPrompt: a2aPrompt(key),
+		To: "a2a", Text: text, ExtraSystemPrompt: tooltest.A2APrompt(key),
 		Flow: &inbound.Flow{
 			Kind: inbound.FlowSend, ID: idOf(key), Round: 1, MaxTurns: 5,
 			Requester: mainKey, RequesterAgent: "main", RequesterChannel: "telegram",
@@ -85,21 +64,21 @@ func TestSessionsSend(t *testing.T) {
 		name    string
 		doc     string
 		args    string
-		want    *sendOut // nil: an error result
+		want    *tooltest.SendOut // nil: an error result
 		wantErr string
 		queued  []inbound.Message
 	}{
 		{
 			name: "same agent by key, default timeout but no run records: accepted with the note",
 			args: `{"sessionKey": "` + groupKey + `", "message": "status please"}`,
-			want: &sendOut{RunID: run.NewID(idOf(groupKey)), Status: "accepted", SessionKey: groupKey,
+			want: &tooltest.SendOut{RunID: run.NewID(idOf(groupKey)), Status: "accepted", SessionKey: groupKey,
 				Note: "not waited for: this deployment keeps no run records; the target's run goes on; its reply comes back to this session in a reply-back round, or read it later with sessions_history"},
 			queued: []inbound.Message{sentTo("main", groupKey, "status please")},
 		},
 		{
 			name:   "by sessionId, timeoutSeconds 0: no note",
 			args:   `{"sessionKey": "s-agent-main-telegram-group--100", "message": "hi", "timeoutSeconds": 0}`,
-			want:   &sendOut{RunID: run.NewID(idOf(groupKey)), Status: "accepted", SessionKey: groupKey},
+			want:   &tooltest.SendOut{RunID: run.NewID(idOf(groupKey)), Status: "accepted", SessionKey: groupKey},
 			queued: []inbound.Message{sentTo("main", groupKey, "hi")},
 		},
 		{
@@ -111,14 +90,14 @@ func TestSessionsSend(t *testing.T) {
 			name:   "cross-agent with tools.agentToAgent enabled",
 			doc:    a2aOn,
 			args:   `{"sessionKey": "` + workKey + `", "message": "hi", "timeoutSeconds": 0}`,
-			want:   &sendOut{RunID: run.NewID(idOf(workKey)), Status: "accepted", SessionKey: workKey},
+			want:   &tooltest.SendOut{RunID: run.NewID(idOf(workKey)), Status: "accepted", SessionKey: workKey},
 			queued: []inbound.Message{sentTo("work", workKey, "hi")},
 		},
 		{
 			name:   "cross-agent, both agents match allow patterns",
 			doc:    strings.Replace(a2aOn, `enabled: true`, `enabled: true, allow: ["main", "w*"]`, 1),
 			args:   `{"sessionKey": "` + workKey + `", "message": "hi", "timeoutSeconds": 0}`,
-			want:   &sendOut{RunID: run.NewID(idOf(workKey)), Status: "accepted", SessionKey: workKey},
+			want:   &tooltest.SendOut{RunID: run.NewID(idOf(workKey)), Status: "accepted", SessionKey: workKey},
 			queued: []inbound.Message{sentTo("work", workKey, "hi")},
 		},
 		{
@@ -167,7 +146,7 @@ func TestSessionsSend(t *testing.T) {
 					t.Errorf("result = %+v; want the error %q", res, tc.wantErr)
 				}
 			} else {
-				var got sendOut
+				var got tooltest.SendOut
 				if res.IsError || json.Unmarshal([]byte(res.Content), &got) != nil {
 					t.Fatalf("result = %+v; want {runId, status}", res)
 				}

@@ -1,10 +1,7 @@
 package sessions_test
 
 import (
-	"crypto/sha256"
 	"encoding/json"
-	"fmt"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -24,40 +21,14 @@ type spawnOut struct {
 	ChildSessionKey string `json:"childSessionKey"`
 }
 
-// spawnUUID is the uuid of the n-th spawn of the turn of message
-// callerID, as the tool derives it (written out here, so a change to the
-// derivation, which would spawn a retried turn's sub-agents twice, is
-// seen).
-func spawnUUID(callerID string, n int) string {
-	sum := sha256.Sum256([]byte("zero-subagent:" + callerID + "\x00" + strconv.Itoa(n)))
-	b := sum[:16]
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}
-
-// subagentPrompt is the extra system prompt of a sub-agent spawned by
-// the rig's caller (agent main, session agent:main:main).
-func subagentPrompt(label string) string {
-	lines := []string{"Sub-agent context:", "You are a sub-agent working for agent main, session agent:main:main."}
-	if label != "" {
-		lines = append(lines, "Task label: "+label+".")
-	}
-	return strings.Join(append(lines,
-		"The user message of this run is the task it gave you, not a person's message.",
-		"Your final reply is announced to the requester's chat as the result of the task: make it complete and self-contained.",
-		"If nothing should be announced, reply exactly ANNOUNCE_SKIP.",
-		"You cannot start sub-agents of your own."), "\n")
-}
-
 // spawned is the message the caller's turn queues for a spawn of task
 // under agentID; edit adjusts the optional fields.
 func spawned(agentID, task string, edit func(*inbound.Message)) inbound.Message {
-	key := session.SubagentKey(agentID, spawnUUID(callerTurn, 1))
-	id := "subagent:" + spawnUUID(callerTurn, 1)
+	key := session.SubagentKey(agentID, tooltest.SpawnUUID(callerTurn, 1))
+	id := "subagent:" + tooltest.SpawnUUID(callerTurn, 1)
 	m := inbound.Message{
 		ID: id, AgentID: agentID, SessionKey: key, Channel: inbound.Internal, ChatType: inbound.Direct,
-		To: "subagent", Text: task, SpawnedBy: mainKey, ExtraSystemPrompt: subagentPrompt(""),
+		To: "subagent", Text: task, SpawnedBy: mainKey, ExtraSystemPrompt: tooltest.SubagentPrompt(""),
 		Flow: &inbound.Flow{
 			Kind: inbound.FlowSubagent, ID: id, Requester: mainKey, RequesterAgent: "main", RequesterChannel: "telegram",
 			Target: key, TargetAgent: agentID, Request: task, Route: &inbound.Route{Channel: "telegram", To: "7"}, Cleanup: "keep",
@@ -88,7 +59,7 @@ func TestSessionsSpawn(t *testing.T) {
 			queued: ptr(spawned("main", "sum the logs", nil))},
 		{name: "every option", args: `{"task": "t", "label": "logs", "model": "zero/big", "runTimeoutSeconds": 30, "cleanup": "delete"}`,
 			queued: ptr(spawned("main", "t", func(m *inbound.Message) {
-				m.Label, m.Model, m.TimeoutSeconds, m.ExtraSystemPrompt = "logs", "zero/big", 30, subagentPrompt("logs")
+				m.Label, m.Model, m.TimeoutSeconds, m.ExtraSystemPrompt = "logs", "zero/big", 30, tooltest.SubagentPrompt("logs")
 				m.Flow.Label, m.Flow.Cleanup = "logs", "delete"
 			}))},
 		{name: "another agent, allowed", doc: allowWork, args: `{"task": "t", "agentId": "Work"}`,

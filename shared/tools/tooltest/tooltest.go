@@ -1,5 +1,7 @@
-// Package tooltest runs a tool the way an agent run does, for the tool
-// families' tests.
+// Package tooltest runs a tool the way an agent run does, and holds the
+// fakes of the tools' backends (the config document, the memory index,
+// the web, a messenger, an image model) and the session tools' expected
+// results, for the tool families' tests and the engine's (shared/turn).
 package tooltest
 
 import (

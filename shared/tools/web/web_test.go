@@ -1,10 +1,8 @@
 package web_test
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"strings"
 	"testing"
 
@@ -13,28 +11,7 @@ import (
 	"github.com/zero-gateway/zero/shared/tools/tooltest"
 	"github.com/zero-gateway/zero/shared/tools/web"
 	"github.com/zero-gateway/zero/shared/untrusted"
-	"github.com/zero-gateway/zero/shared/webfetch"
 )
-
-// fakeSearcher records its calls and answers results or err.
-type fakeSearcher struct {
-	queries []string
-	counts  []int
-	results []web.Result
-	err     error
-}
-
-func (f *fakeSearcher) Search(_ context.Context, query string, count int) ([]web.Result, error) {
-	f.queries, f.counts = append(f.queries, query), append(f.counts, count)
-	return f.results, f.err
-}
-
-// testFetcher is a webfetch.Fetcher that may reach 127.0.0.1 (the fake
-// web server) and nothing else private.
-func testFetcher() *webfetch.Fetcher {
-	guard := webfetch.Guard{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}
-	return &webfetch.Fetcher{Client: webfetch.NewClient(webfetch.ClientOptions{Guard: guard})}
-}
 
 func TestFetchTool(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -59,7 +36,7 @@ func TestFetchTool(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := tooltest.Call(t, web.NewFetchTool(testFetcher(), config.DefaultWebFetchMaxChars), tt.args)
+			res := tooltest.Call(t, web.NewFetchTool(tooltest.LocalFetcher(), config.DefaultWebFetchMaxChars), tt.args)
 			if tt.wantErr != "" {
 				if !res.IsError || !strings.Contains(res.Content, tt.wantErr) {
 					t.Fatalf("result %+v; want an error with %q", res, tt.wantErr)
@@ -102,10 +79,10 @@ func TestSearchTool(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := &fakeSearcher{results: results, err: tt.err}
+			s := &tooltest.Searcher{Results: results, Err: tt.err}
 			res := tooltest.Call(t, web.NewSearchTool(s, 3), tt.args) // tools.web.search.maxResults: 3
-			if tt.wantCount != 0 && (len(s.counts) != 1 || s.counts[0] != tt.wantCount || s.queries[0] != "golang") {
-				t.Errorf("searches %q with counts %v; want golang with %d", s.queries, s.counts, tt.wantCount)
+			if tt.wantCount != 0 && (len(s.Counts) != 1 || s.Counts[0] != tt.wantCount || s.Queries[0] != "golang") {
+				t.Errorf("searches %q with counts %v; want golang with %d", s.Queries, s.Counts, tt.wantCount)
 			}
 			if tt.wantErr != "" {
 				if !res.IsError || !strings.Contains(res.Content, tt.wantErr) {
@@ -125,8 +102,8 @@ func TestSearchTool(t *testing.T) {
 // TestSearchToolDefaultCount: without tools.web.search.maxResults the
 // default count is config.DefaultWebSearchResults.
 func TestSearchToolDefaultCount(t *testing.T) {
-	s := &fakeSearcher{}
-	if res := tooltest.Call(t, web.NewSearchTool(s, 0), `{"query":"golang"}`); res.IsError || len(s.counts) != 1 || s.counts[0] != config.DefaultWebSearchResults {
-		t.Fatalf("result %+v, counts %v; want one search with the default count", res, s.counts)
+	s := &tooltest.Searcher{}
+	if res := tooltest.Call(t, web.NewSearchTool(s, 0), `{"query":"golang"}`); res.IsError || len(s.Counts) != 1 || s.Counts[0] != config.DefaultWebSearchResults {
+		t.Fatalf("result %+v, counts %v; want one search with the default count", res, s.Counts)
 	}
 }
