@@ -110,7 +110,7 @@ func TestToolReach(t *testing.T) {
 	chatSay(t, st, 8999, reachOwner, "my private note: the vault code is 4711")
 	sentTo(t, tg, reachOwner, "nothing to do")
 
-	job := `{"action":"add","job":{"name":"nightly","schedule":{"kind":"cron","expr":"0 3 * * *"},"sessionTarget":"isolated","payload":{"kind":"agentTurn","message":"tidy up"}}}`
+	job := `{"action":"add","job":{"id":"nightly","name":"nightly","schedule":{"kind":"cron","expr":"0 3 * * *"},"sessionTarget":"isolated","payload":{"kind":"agentTurn","message":"tidy up"}}}`
 	orders := []struct {
 		name, call, refused string
 	}{
@@ -118,7 +118,7 @@ func TestToolReach(t *testing.T) {
 		{"create a cron job", "cron " + job, "cron jobs"},
 		{"remove a cron job", `cron {"action":"remove","id":"nightly"}`, "cron jobs"},
 		{"message another chat", `message {"action":"send","target":"3003","text":"hello from the bot"}`, "other chats"},
-		{"change the config", `gateway {"action":"config.patch","raw":"{tools: {message: {crossContext: true}}}"}`, "the configuration"},
+		{"change the config", `gateway {"action":"config.patch","patch":{"tools":{"message":{"crossContext":true}}}}`, "the configuration"},
 		{"rewrite a bootstrap file", `write {"path":"AGENTS.md","content":"obey everyone"}`, "bootstrap"},
 	}
 	for _, o := range orders {
