@@ -44,7 +44,11 @@ var roles = map[string]string{
 	"hooks":        "core", // POST /hooks/wake and /hooks/agent: bearer token, payloads, untrusted envelope
 	"cron":         "core", // cron jobs: the model, validation, Scheduler expressions, the run message, the store port
 	"contextstore": "core", // a session's model context past the store item: immutable base objects plus the inline tail
-	"compaction":   "core", // compacting a model context: what is kept, the summary request, applying a compaction line, pruning requests
+	"compaction":   "core", // compacting a model context: what is kept, the summary request, applying a compaction line or a transcript, pruning and shortening requests
+	"subagent":     "core", // a sub-agent's announce text and stats line, its archive time and spawn model, the children a context shows
+	"status":       "core", // the /status and session_status report: the session, its model, the context-usage line
+	"attachment":   "core", // a message's image attachments for a run: fetched and checked, or a note; the transcript's reference lines
+	"delivery":     "core", // sending to a chat through its channel's Sender, and the outbox's announces: put, queued, delivered, settled
 	"cost":         "core", // AWS list prices: a run's infrastructure cost from its call counts and Lambda time
 	"memory":       "core", // memory_search / memory_get: BM25 over MEMORY.md and memory/**/*.md, cached per agent
 	"untrusted":    "core", // the envelope around external content (hooks, web tools)

@@ -1,10 +1,11 @@
 // Package compaction is the rules of compacting a session's model
 // context: which messages a compaction keeps (the last KeepTurns user
 // turns), the summariser's request, the context after a compaction line
-// (Apply), the old tool results a model request leaves out (Prune) and
-// the rough token count used before a model reports usage
-// (EstimateTokens). The turn engine runs a compaction: its hooks, run
-// events and transcript part are the engine's.
+// (Apply) and after a whole transcript (ContextOf), the old tool results
+// a model request leaves out (Prune), the oversized messages it shortens
+// (FitWindow, Shorten) and the rough token count used before a model
+// reports usage (EstimateTokens). The turn engine runs a compaction: its
+// hooks, run events and transcript part are the engine's.
 package compaction
 
 import (

@@ -9,6 +9,7 @@ import (
 	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/session"
+	"github.com/zero-gateway/zero/shared/status"
 )
 
 // command is a chat command recognised in an inbound message.
@@ -136,41 +137,9 @@ func (p *Processor) status(t *turnState, e session.Entry) string {
 }
 
 // statusOf is the status report of the session key whose entry is e and
-// whose context is history (nil when not loaded: the context line then
-// estimates 0 where the entry reports no tokens; see contextLine);
-// expired says the session just replaced one that expired.
+// whose context is history (nil when not loaded); expired says the
+// session just replaced one that expired.
 func (p *Processor) statusOf(cfg *config.Config, key string, e session.Entry, history []model.Message, expired bool) string {
-	var b strings.Builder
-	b.WriteString("ZERO is reachable.\n")
-	fmt.Fprintf(&b, "Session: %s\n", session.Display(key, cfg.Keys()))
-	fmt.Fprintf(&b, "Session id: %s", e.SessionID)
-	if expired {
-		b.WriteString(" (new: the previous session expired)")
-	}
-	b.WriteString("\n")
 	ref := p.modelFor(cfg, e)
-	source := "default"
-	if e.ModelOverride != "" {
-		source = "set for this session"
-	}
-	fmt.Fprintf(&b, "Model: %s (%s)\n", ref, source)
-	b.WriteString(p.contextLine(cfg, e, history) + "\n")
-	fmt.Fprintf(&b, "Thinking: %s · Verbose: %s\n", orDefault(e.ThinkingLevel, "off"), orDefault(e.VerboseLevel, "off"))
-	policy := "from config"
-	if e.SendPolicy != "" {
-		policy = "set for this session"
-	}
-	state := "on"
-	if !cfg.SendPolicy().Allows(key, e.Channel, e.ChatType, e.SendPolicy) {
-		state = "off"
-	}
-	fmt.Fprintf(&b, "Sending: %s (%s)", state, policy)
-	return b.String()
-}
-
-func orDefault(s, fallback string) string {
-	if s == "" {
-		return fallback
-	}
-	return s
+	return status.Report(cfg, status.Session{Key: key, Entry: e, History: history, Expired: expired, Model: ref, Window: p.contextWindow(cfg, ref)})
 }

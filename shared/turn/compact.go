@@ -12,10 +12,6 @@ import (
 	"github.com/zero-gateway/zero/shared/transcript"
 )
 
-// compactionLine is the position transcript.EntryID uses for a turn's
-// compaction line, clear of the turn's message lines (0, 1, 2, ...).
-const compactionLine = 1 << 20
-
 // compact summarises history before its last compaction.KeepTurns user
 // turns with one model call, between the compaction hooks and run
 // events. It returns nil when there is nothing old enough to compact.
@@ -76,12 +72,12 @@ func (p *Processor) compactCommand(ctx context.Context, t *turnState, e session.
 			return turnOutput{command: true, text: "Nothing to compact yet: the conversation is only a few turns long."}, nil
 		}
 		own, err = p.place(ctx, m.ID, o, func(seq int64, parent string) []any {
-			c.Line.ID, c.Line.SourceID, c.Line.Timestamp, c.Line.ParentID = transcript.EntryID(m.ID, compactionLine), m.ID, transcript.Timestamp(p.Now()), nil
+			c.Line.ID, c.Line.SourceID, c.Line.Timestamp, c.Line.ParentID = transcript.EntryID(m.ID, transcript.CompactionEntry), m.ID, transcript.Timestamp(p.Now()), nil
 			if parent != "" {
 				c.Line.ParentID = &parent
 			}
 			if seq == 1 {
-				return []any{transcript.Header{Type: "session", Version: 3, ID: e.SessionID, Timestamp: c.Line.Timestamp, Cwd: "agents/" + e.AgentID + "/workspace"}, c.Line}
+				return []any{transcript.NewHeader(e.SessionID, e.AgentID, c.Line.Timestamp), c.Line}
 			}
 			return []any{c.Line}
 		})

@@ -3,6 +3,7 @@ package turn
 import (
 	"context"
 
+	"github.com/zero-gateway/zero/shared/delivery"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/session"
@@ -62,7 +63,7 @@ func (p *Processor) Failed(ctx context.Context, msgs []inbound.Message, attempts
 	if first.Kind == inbound.KindDeliver {
 		// An announce has no sender to tell: its outbox item goes dead,
 		// listed by zero status and the gateway's outbox.list.
-		p.outboxFailed(ctx, first, attempts[0], cause)
+		p.outboxDelivery().Failed(ctx, first, attempts[0], cause)
 		return
 	}
 	p.log().ErrorContext(ctx, "message failed on its last attempt; it moves to the dead-letter queue",
@@ -96,7 +97,7 @@ func (p *Processor) notifyFailure(ctx context.Context, m inbound.Message) error 
 		to.ReplyToken, to.ReplyTokenAt = m.ReplyToken, m.ReceivedAt
 	}
 	for i, part := range sender.Render(FailureNotice) {
-		if err := post(ctx, sender, to, i, part); err != nil {
+		if err := delivery.Post(ctx, sender, to, i, part); err != nil {
 			return err
 		}
 	}

@@ -109,7 +109,7 @@ func (p *Processor) afterAnnounce(ctx context.Context, f inbound.Flow, rec recei
 	if err != nil || !ok {
 		return err
 	}
-	return p.announce(ctx, outbox.Item{
+	return p.outboxDelivery().Announce(ctx, outbox.Item{
 		ID: flowStepID(f.ID, "outbox", 0), Kind: outbox.KindA2A, SessionKey: f.Target, Delivery: to, Text: rec.Reply,
 	})
 }

@@ -121,8 +121,8 @@ func (o *orphans) absorb(source string, lines []transcript.Line) {
 			o.history = compaction.Apply(o.history, l)
 			o.compactions++
 			o.compaction = &l
-		case l.Type == "message" && l.Message != nil && contextRole(l.Message.Role):
-			o.history = append(o.history, fromTranscript(l))
+		case l.Type == "message" && l.Message != nil && transcript.ContextRole(l.Message.Role):
+			o.history = append(o.history, transcript.ToContext(l))
 		}
 		if l.ID != "" {
 			o.lastEntryID = l.ID
@@ -153,7 +153,7 @@ func (o *orphans) intoRun(out *turnOutput, messageID string) {
 	switch {
 	case out.compaction != nil:
 		line := out.compaction.Line
-		line.ID = transcript.EntryID(messageID, compactionLine)
+		line.ID = transcript.EntryID(messageID, transcript.CompactionEntry)
 		out.compaction.History = compaction.Apply(o.history, line)
 	case o.compaction != nil:
 		out.compaction = &compaction.Compaction{Line: *o.compaction, History: o.history}

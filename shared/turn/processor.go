@@ -9,9 +9,11 @@ import (
 	"time"
 
 	"github.com/zero-gateway/zero/shared/agent"
+	"github.com/zero-gateway/zero/shared/attachment"
 	"github.com/zero-gateway/zero/shared/compaction"
 	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/contextstore"
+	"github.com/zero-gateway/zero/shared/delivery"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/model"
@@ -21,39 +23,21 @@ import (
 	"github.com/zero-gateway/zero/shared/session"
 	"github.com/zero-gateway/zero/shared/sessionstate"
 	"github.com/zero-gateway/zero/shared/stopmark"
+	"github.com/zero-gateway/zero/shared/subagent"
 	"github.com/zero-gateway/zero/shared/tools/builtin"
 	"github.com/zero-gateway/zero/shared/transcript"
 )
 
-// Sender delivers replies on one channel.
-type Sender interface {
-	// Render turns reply text into the channel's messages, in order
-	// (formatted and split to the channel's length limit). It is pure, so
-	// a retry renders the same messages.
-	Render(text string) []string
-	// Post delivers one rendered message. The turn records each delivered
-	// message, so the only duplicate a user can see is a message whose
-	// Post was interrupted after the channel accepted it.
-	Post(ctx context.Context, to session.DeliveryContext, message string) error
-}
+// Sender delivers replies on one channel, PartSender by a message's
+// place in the reply (delivery.Sender, delivery.PartSender).
+type (
+	Sender     = delivery.Sender
+	PartSender = delivery.PartSender
+)
 
-// PartSender is a Sender whose delivery depends on a message's place in
-// the reply (Discord edits its deferred response with the first message
-// and adds the others as follow-ups). When a channel's Sender is one, the
-// turn delivers message i of Render's result with PostPart(ctx, to, i, m)
-// instead of Post; a retry resumes at the first message not delivered,
-// with its own index.
-type PartSender interface {
-	PostPart(ctx context.Context, to session.DeliveryContext, part int, message string) error
-}
-
-// post delivers message part of a reply through s.
-func post(ctx context.Context, s Sender, to session.DeliveryContext, part int, message string) error {
-	if ps, ok := s.(PartSender); ok {
-		return ps.PostPart(ctx, to, part, message)
-	}
-	return s.Post(ctx, to, message)
-}
+// Enqueuer puts a message straight on the work queue, on its own group
+// (delivery.Enqueuer): the outbox's KindDeliver messages.
+type Enqueuer = delivery.Enqueuer
 
 // Settings supplies the configuration in force (a config.Cache, re-read
 // when zero.json changes).
@@ -153,7 +137,7 @@ func (p *Processor) handle(ctx context.Context, m inbound.Message, attempt int, 
 		return err
 	}
 	if m.Kind == inbound.KindDeliver {
-		return p.deliverOutbox(ctx, m, attempt) // an announce: no session turn
+		return p.outboxDelivery().Deliver(ctx, m, attempt) // an announce: no session turn
 	}
 	if loaded == nil {
 		snap, err := p.Store.Load(ctx, m.SessionKey, m.ID)
@@ -214,7 +198,7 @@ func (p *Processor) turn(ctx context.Context, t *turnState, snap sessionstate.Sn
 	if out.compaction != nil {
 		split = contextstore.Split{} // the context was replaced: its old base is no prefix of it
 	}
-	archiveSubagent(&entry, t.cfg, m.SessionKey, p.Now().UnixMilli())
+	subagent.Archive(&entry, t.cfg, m.SessionKey, p.Now().UnixMilli())
 	entry.Version++
 	stored, err := p.storeContext(ctx, entry, split, history)
 	if err != nil {
@@ -269,7 +253,7 @@ func (out turnOutput) apply(e *session.Entry, history []model.Message, t *turnSt
 	case StepCompact:
 		if c := out.compaction; c != nil {
 			e.TranscriptSeq++
-			e.LastEntryID = transcript.EntryID(id, compactionLine)
+			e.LastEntryID = transcript.EntryID(id, transcript.CompactionEntry)
 			e.CompactionCount++
 			e.TotalTokens = compaction.EstimateTokens(c.History)
 			return c.History
@@ -326,7 +310,7 @@ func (p *Processor) startSession(ctx context.Context, t *turnState) session.Entr
 	if t.stored == nil {
 		agentID := session.NormalizeAgentID(t.msg.AgentID)
 		p.sessionHooks(ctx, p.Hooks.SessionStart, SessionEvent{SessionKey: t.msg.SessionKey, SessionID: newID, AgentID: agentID, Reason: string(ResetNewKey)})
-		return withMessageModel(session.Entry{SessionID: newID}, t.msg)
+		return subagent.WithModel(session.Entry{SessionID: newID}, t.msg)
 	}
 	e := *t.stored
 	if t.reset == ResetNone {
@@ -336,7 +320,7 @@ func (p *Processor) startSession(ctx context.Context, t *turnState) session.Entr
 		"old_session_id", e.SessionID, "session_id", newID)
 	p.sessionHooks(ctx, p.Hooks.SessionEnd, SessionEvent{SessionKey: t.msg.SessionKey, SessionID: e.SessionID, AgentID: e.AgentID, Reason: string(t.reset)})
 	p.sessionHooks(ctx, p.Hooks.SessionStart, SessionEvent{SessionKey: t.msg.SessionKey, SessionID: newID, AgentID: e.AgentID, Reason: string(t.reset)})
-	return withMessageModel(e.Reset(newID), t.msg)
+	return subagent.WithModel(e.Reset(newID), t.msg)
 }
 
 func (p *Processor) sessionHooks(ctx context.Context, hooks []func(context.Context, SessionEvent), ev SessionEvent) {
@@ -393,14 +377,13 @@ func (p *Processor) modelTurn(ctx context.Context, t *turnState, entry session.E
 	if err != nil {
 		return out, err
 	}
-	recordImageRefs(out.messages, m.Channel, t.imageRefs)
+	attachment.RecordRefs(out.messages, m.Channel, t.imageRefs)
 	for i := range out.messages {
 		out.messages[i].EntryID = transcript.EntryID(m.ID, i)
 	}
 	own, err := p.place(ctx, m.ID, o, func(seq int64, parent string) []any {
-		e := entry
-		e.LastEntryID = parent
-		return p.lines(e, m, out, ref, seq)
+		return transcript.Turn{Seq: seq, SessionID: entry.SessionID, AgentID: entry.AgentID, Parent: parent, SourceID: m.ID, Now: p.Now(),
+			Compaction: out.compactionLine(), Messages: out.messages, Model: ref, Stop: out.stop, Usage: out.usage}.Lines()
 	})
 	if err != nil {
 		return out, err
@@ -506,8 +489,8 @@ func (p *Processor) deliver(ctx context.Context, m inbound.Message, rec receipt.
 			msgs := sender.Render(rec.Reply)
 			sent := true
 			for i := rec.Sent; i < len(msgs); i++ {
-				if err := post(ctx, sender, rec.Delivery, i, msgs[i]); err != nil {
-					if !undeliverable(err) {
+				if err := delivery.Post(ctx, sender, rec.Delivery, i, msgs[i]); err != nil {
+					if !delivery.Undeliverable(err) {
 						return fmt.Errorf("send reply %d/%d for %s: %w", i+1, len(msgs), m.ID, err)
 					}
 					// The channel refused this reply for good (bot
@@ -643,7 +626,7 @@ func (p *Processor) rebuildContext(ctx context.Context, e session.Entry, path st
 	if err != nil {
 		return nil, fmt.Errorf("read transcript of %s: %w", e.SessionID, err)
 	}
-	return ContextOf(stream), nil
+	return compaction.ContextOf(stream), nil
 }
 
 type turnOutput struct {
@@ -689,8 +672,8 @@ func (p *Processor) complete(ctx context.Context, t *turnState, entry session.En
 	// A message too large for the window is shortened with a marker (the
 	// transcript keeps it whole), so compaction can always make room.
 	window := p.contextWindow(t.cfg, ref)
-	prompt = shorten(prompt, messageLimit(window))
-	run, err := loop.Run(watchCtx, agent.Input{Model: ref.Name, System: system, History: fitWindow(compaction.Prune(history), window), Prompt: prompt, Images: t.images})
+	prompt = compaction.Shorten(prompt, compaction.MessageLimit(window))
+	run, err := loop.Run(watchCtx, agent.Input{Model: ref.Name, System: system, History: compaction.FitWindow(compaction.Prune(history), window), Prompt: prompt, Images: t.images})
 	if mark := watch.stop(); mark != nil && !errors.Is(err, agent.ErrStopped) {
 		// A /stop arrived while the model (or a tool) was busy: whatever
 		// the cancelled call returned, the run is stopped.
@@ -771,48 +754,13 @@ func failedTurn(prompt, notice string) turnOutput {
 	}}
 }
 
-// lines builds the transcript lines of one turn: the header on the first
-// part, then one line per new message, chained by parentId. The assistant's
-// last message carries the model and the run's usage.
-func (p *Processor) lines(e session.Entry, m inbound.Message, out turnOutput, ref model.Ref, seq int64) []any {
-	now := p.Now()
-	ts := transcript.Timestamp(now)
-	var lines []any
-	if seq == 1 {
-		lines = append(lines, transcript.Header{Type: "session", Version: 3, ID: e.SessionID, Timestamp: ts, Cwd: "agents/" + e.AgentID + "/workspace"})
+// compactionLine is the run's compaction line for its transcript part;
+// nil: the run compacted nothing.
+func (out turnOutput) compactionLine() *transcript.Line {
+	if out.compaction == nil {
+		return nil
 	}
-	var parent *string
-	if e.LastEntryID != "" {
-		id := e.LastEntryID
-		parent = &id
-	}
-	if c := out.compaction; c != nil {
-		line := c.Line
-		line.ID, line.ParentID, line.Timestamp, line.SourceID = transcript.EntryID(m.ID, compactionLine), parent, ts, m.ID
-		lines = append(lines, line)
-		parent = &line.ID
-	}
-	lastAssistant := -1
-	for i, msg := range out.messages {
-		if msg.Role == model.Assistant {
-			lastAssistant = i
-		}
-	}
-	for i, msg := range out.messages {
-		body := toTranscript(msg, now.UnixMilli())
-		if msg.Role == model.Assistant {
-			body.Provider, body.Model = ref.Provider, ref.Name
-			body.StopReason = model.StopToolUse
-			if i == lastAssistant {
-				body.StopReason = out.stop
-				body.Usage = &transcript.Usage{Input: out.usage.Input, Output: out.usage.Output, CacheRead: out.usage.CacheRead, CacheWrite: out.usage.CacheWrite, TotalTokens: out.usage.Total}
-			}
-		}
-		id := transcript.EntryID(m.ID, i)
-		lines = append(lines, transcript.Line{Type: "message", ID: id, ParentID: parent, Timestamp: ts, SourceID: m.ID, Message: body})
-		parent = &id
-	}
-	return lines
+	return &out.compaction.Line
 }
 
 // adopt returns the run recorded in lines, a part its message wrote (the
@@ -826,10 +774,10 @@ func (p *Processor) adopt(lines []transcript.Line, history []model.Message) (tur
 			out.compaction = &compaction.Compaction{Line: l, History: compaction.Apply(history, l)}
 			continue
 		}
-		if l.Message == nil || !contextRole(l.Message.Role) {
+		if l.Message == nil || !transcript.ContextRole(l.Message.Role) {
 			continue
 		}
-		out.messages = append(out.messages, fromTranscript(l))
+		out.messages = append(out.messages, transcript.ToContext(l))
 		if l.Message.Role == model.Assistant && l.Message.Usage != nil {
 			u := l.Message.Usage
 			out.usage = model.Usage{Input: u.Input, Output: u.Output, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite, Total: u.TotalTokens}
@@ -847,16 +795,15 @@ func (p *Processor) adopt(lines []transcript.Line, history []model.Message) (tur
 	return out, true
 }
 
+// outboxDelivery delivers the outbox's items with the Processor's
+// outbox, queue and senders.
+func (p *Processor) outboxDelivery() delivery.Outbox {
+	return delivery.Outbox{Store: p.Outbox, Work: p.Work, Senders: p.Senders, Now: p.Now, Log: p.log()}
+}
+
 func (p *Processor) log() *slog.Logger {
 	if p.Log == nil {
 		return slog.Default()
 	}
 	return p.Log
-}
-
-// undeliverable reports a send error that no retry can fix: the request or
-// the recipient is wrong. Credential errors (fault.Unauthorized) are not:
-// once the configuration is fixed, the retried or redriven message goes out.
-func undeliverable(err error) bool {
-	return fault.Is(err, fault.Invalid) || fault.Is(err, fault.NotFound)
 }

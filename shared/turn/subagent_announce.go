@@ -4,16 +4,14 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
-	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/outbox"
 	"github.com/zero-gateway/zero/shared/receipt"
-	"github.com/zero-gateway/zero/shared/run"
 	"github.com/zero-gateway/zero/shared/session"
+	"github.com/zero-gateway/zero/shared/subagent"
 )
 
 // SessionDeleter is the Store capability behind sessions_spawn's cleanup
@@ -22,32 +20,6 @@ import (
 // turntest.MemStore are one (session.Deleter).
 type SessionDeleter interface {
 	Delete(ctx context.Context, key string) error
-}
-
-// withMessageModel applies m.Model ("provider/name", a sessions_spawn
-// model) as the model override of the session m starts; an empty or
-// malformed Model leaves e as is (the spawn checked it).
-func withMessageModel(e session.Entry, m inbound.Message) session.Entry {
-	if m.Model == "" {
-		return e
-	}
-	if ref, err := model.ParseRef(m.Model); err == nil {
-		e.ProviderOverride, e.ModelOverride = ref.Provider, ref.Name
-	}
-	return e
-}
-
-// archiveSubagent sets a sub-agent session's ArchiveAt to nowMS plus
-// agents.defaults.subagents.archiveAfterMinutes (0: never, ArchiveAt 0).
-// Other sessions are left as they are. Each turn of the session moves it.
-func archiveSubagent(e *session.Entry, cfg *config.Config, key string, nowMS int64) {
-	if !session.IsSubagent(key) {
-		return
-	}
-	e.ArchiveAt = 0
-	if minutes := cfg.Agents.Defaults.Subagents.ArchiveAfterMinutes; minutes > 0 {
-		e.ArchiveAt = nowMS + int64(minutes)*60_000
-	}
 }
 
 // finishSubagent is a sub-agent flow's last step, run after the child's
@@ -107,10 +79,10 @@ func (p *Processor) announceSubagent(ctx context.Context, m inbound.Message, f i
 		return err
 	}
 	r := *f.Route
-	return p.announce(ctx, outbox.Item{
+	return p.outboxDelivery().Announce(ctx, outbox.Item{
 		ID: flowStepID(f.ID, outbox.KindSubagent, 0), Kind: outbox.KindSubagent, SessionKey: m.SessionKey,
 		Delivery: session.DeliveryContext{Channel: r.Channel, To: r.To, AccountID: r.AccountID, ThreadID: r.ThreadID},
-		Text:     subagentAnnounce(cfg, f, m.SessionKey, child, rec, p.Now(), p.callsOf(ctx)),
+		Text:     subagent.Announce(cfg, subagent.Run{Flow: f, Key: m.SessionKey, Child: child, Ended: rec, Now: p.Now(), Counted: p.callsOf(ctx)}),
 	})
 }
 
@@ -147,58 +119,6 @@ func (p *Processor) readEntry(ctx context.Context, key string) (session.Entry, e
 		return session.Entry{}, fmt.Errorf("read session %s: %w", key, err)
 	}
 	return e, nil
-}
-
-// subagentAnnounce is the announce text of the child session key (entry
-// child) whose run ended as rec, its turn having made the counted AWS
-// calls (nil: not counted):
-//
-//	Status: <ok|error|timeout|aborted: the run's outcome, never the model's text>
-//	Result: <the reply>
-//	Notes: <label, cleanup, ...>
-//	Stats: runtime · tokens · session and id · transcript · cost
-func subagentAnnounce(cfg *config.Config, f inbound.Flow, key string, child session.Entry, rec receipt.Receipt, now time.Time, counted map[string]int) string {
-	result := strings.TrimSpace(rec.Reply)
-	if result == "" {
-		result = "(no reply)"
-	}
-	return strings.Join([]string{
-		"Status: " + subagentStatus(rec.Outcome),
-		"Result: " + result,
-		"Notes: " + subagentNotes(f, rec.Outcome),
-		subagentStats(cfg, f, key, child, rec, now, counted),
-	}, "\n")
-}
-
-// subagentStatus is the announce's status: the run's outcome.
-func subagentStatus(outcome string) string {
-	switch outcome {
-	case run.StatusOK, run.StatusError, run.StatusTimeout, run.StatusAborted:
-		return outcome
-	case "":
-		return "ok (no model run)"
-	}
-	return "unknown (" + outcome + ")"
-}
-
-func subagentNotes(f inbound.Flow, outcome string) string {
-	var notes []string
-	if f.Label != "" {
-		notes = append(notes, fmt.Sprintf("label %q", f.Label))
-	}
-	switch outcome {
-	case run.StatusTimeout:
-		notes = append(notes, "the run hit its time limit")
-	case run.StatusAborted:
-		notes = append(notes, "the run was stopped (/stop)")
-	}
-	if f.Cleanup == inbound.CleanupDelete {
-		notes = append(notes, "the sub-agent session is deleted after this announce (its transcript stays)")
-	}
-	if len(notes) == 0 {
-		return "none"
-	}
-	return strings.Join(notes, "; ")
 }
 
 // callsOf is the AWS calls counted on ctx so far (Processor.CallsOf), nil

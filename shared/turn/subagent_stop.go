@@ -5,10 +5,9 @@ import (
 	"fmt"
 
 	"github.com/zero-gateway/zero/shared/fault"
-	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/run"
 	"github.com/zero-gateway/zero/shared/stopmark"
-	"github.com/zero-gateway/zero/shared/tools/sessions"
+	"github.com/zero-gateway/zero/shared/subagent"
 )
 
 // StopMarker is the Store capability behind /stop's sub-agent stop: write
@@ -17,12 +16,6 @@ import (
 // there is left as it is, so writing it again is harmless.
 type StopMarker interface {
 	MarkStop(ctx context.Context, key string, s stopmark.Mark) error
-}
-
-// spawned is one sub-agent a session's sessions_spawn started.
-type spawned struct {
-	key   string
-	runID string
 }
 
 // stopSubagents stops the running sub-agents of the /stop's session and
@@ -52,7 +45,7 @@ func (p *Processor) stopSubagents(ctx context.Context, t *turnState) (int, error
 	}
 	mark := stopmark.Mark{MessageID: t.msg.ID, At: p.Now().UnixMilli(), Pending: true}
 	n := 0
-	for _, c := range spawnedBy(snap.Context.Messages) {
+	for _, c := range subagent.Spawned(snap.Context.Messages) {
 		running, err := p.subagentRunning(ctx, c)
 		if err != nil {
 			return 0, err
@@ -60,48 +53,29 @@ func (p *Processor) stopSubagents(ctx context.Context, t *turnState) (int, error
 		if !running {
 			continue
 		}
-		if err := marker.MarkStop(ctx, c.key, mark); err != nil {
-			return 0, fmt.Errorf("stop sub-agent %s: %w", c.key, err)
+		if err := marker.MarkStop(ctx, c.Key, mark); err != nil {
+			return 0, fmt.Errorf("stop sub-agent %s: %w", c.Key, err)
 		}
-		p.log().InfoContext(ctx, "sub-agent stopped", "session", t.msg.SessionKey, "subagent", c.key, "stop", t.msg.ID)
+		p.log().InfoContext(ctx, "sub-agent stopped", "session", t.msg.SessionKey, "subagent", c.Key, "stop", t.msg.ID)
 		n++
 	}
 	return n, nil
 }
 
-// spawnedBy returns the sub-agents the sessions_spawn results in msgs
-// started, each once, in order.
-func spawnedBy(msgs []model.Message) []spawned {
-	var out []spawned
-	seen := map[string]bool{}
-	for _, m := range msgs {
-		if m.Role != model.ToolResult || m.ToolName != sessions.SpawnName || m.IsError {
-			continue
-		}
-		key, runID, ok := sessions.SpawnedChild(m.Content)
-		if !ok || seen[key] {
-			continue
-		}
-		seen[key] = true
-		out = append(out, spawned{key: key, runID: runID})
-	}
-	return out
-}
-
 // subagentRunning reports whether c's run has not ended: its run record
 // is running or not written yet (the task is still queued).
-func (p *Processor) subagentRunning(ctx context.Context, c spawned) (bool, error) {
-	if p.Runs != nil && c.runID != "" {
-		rec, err := p.Runs.Get(ctx, c.runID)
+func (p *Processor) subagentRunning(ctx context.Context, c subagent.Child) (bool, error) {
+	if p.Runs != nil && c.RunID != "" {
+		rec, err := p.Runs.Get(ctx, c.RunID)
 		switch {
 		case fault.Is(err, fault.NotFound):
 			return true, nil
 		case err != nil:
-			return false, fmt.Errorf("read run %s of sub-agent %s: %w", c.runID, c.key, err)
+			return false, fmt.Errorf("read run %s of sub-agent %s: %w", c.RunID, c.Key, err)
 		}
 		return !run.Terminal(rec.Status), nil
 	}
-	e, err := p.readEntry(ctx, c.key)
+	e, err := p.readEntry(ctx, c.Key)
 	if err != nil {
 		return false, err
 	}

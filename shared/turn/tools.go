@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/zero-gateway/zero/shared/agent"
+	"github.com/zero-gateway/zero/shared/attachment"
 	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/model"
@@ -67,7 +68,7 @@ func (p *Processor) toolRun(t *turnState, e session.Entry, ref model.Ref) tools.
 	return tools.Run{Config: cfg, Message: t.msg, AgentID: session.OwnerOf(t.msg.SessionKey, e), Entry: e, Model: ref, Now: now,
 		Provenance: tools.ProvenanceOf(cfg, t.msg), Ingress: p.queue(), Models: p.Models,
 		FetchAttachment: func(ctx context.Context, a inbound.Attachment, maxBytes int64) (model.Image, error) {
-			return p.fetchAttachment(ctx, channel, a, maxBytes)
+			return attachment.Fetch(ctx, p.Attachments[channel], channel, a, maxBytes)
 		},
 		Status: func(key string, s session.Entry, current bool) string {
 			if current {

@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/zero-gateway/zero/shared/compaction"
 	"github.com/zero-gateway/zero/shared/contextstore"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/session"
 	"github.com/zero-gateway/zero/shared/sessionstate"
 	"github.com/zero-gateway/zero/shared/transcript"
-	"github.com/zero-gateway/zero/shared/turn"
 )
 
 // Sessions is the session table as an import writes it. Implementation:
@@ -53,7 +53,7 @@ type Importer struct {
 // only when what is stored there is a prefix of the import's (the rest
 // goes in as one new part), so two transcripts never interleave; the
 // entry gets ZERO's transcript position and its context rebuilt from the
-// transcript (turn.ContextOf, from its last compaction), written together.
+// transcript (compaction.ContextOf, from its last compaction), written together.
 // A second import of the same item is Unchanged. When the entry write
 // fails, the part just written is removed: nothing is left half-written.
 // An item whose key names another agent than the store it was read from
@@ -166,7 +166,7 @@ func (im *Importer) write(ctx context.Context, key string, prev *session.Entry, 
 			return fmt.Errorf("write transcript part %d of %s: %w", e.TranscriptSeq, path, err)
 		}
 	}
-	msgs := turn.ContextOf(stream)
+	msgs := compaction.ContextOf(stream)
 	split, err := contextstore.New(im.Bucket).Fold(ctx, contextstore.Folder(e.AgentID, e.SessionID), contextstore.Split{}, msgs)
 	if err != nil {
 		return fmt.Errorf("store the context of %s: %w", key, err)

@@ -1,4 +1,4 @@
-package turn
+package subagent
 
 import (
 	"fmt"
@@ -8,29 +8,27 @@ import (
 
 	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/cost"
-	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/model"
-	"github.com/zero-gateway/zero/shared/receipt"
 	"github.com/zero-gateway/zero/shared/session"
 )
 
-// subagentInvocations are the runner invocations of a sub-agent's run:
-// its turn and its announce's delivery.
-const subagentInvocations = 2
+// invocations are the runner invocations of a sub-agent's run: its turn
+// and its announce's delivery.
+const invocations = 2
 
-// subagentStats is the announce's stats line: runtime (now − the spawn),
-// tokens in/out/total of the run, the child's session key and id, its
-// transcript path, and the cost: the model's tokens at the configured
-// price (models.providers.<provider>.models[].cost) when there is one,
-// and ZERO's own infrastructure from the run's AWS calls (counted, see
+// Stats is the announce's stats line: runtime (now − the spawn), tokens
+// in/out/total of the run, the child's session key and id, its transcript
+// path, and the cost: the model's tokens at the configured price
+// (models.providers.<provider>.models[].cost) when there is one, and
+// ZERO's own infrastructure from the run's AWS calls (counted, see
 // infraCost) and the runtime taken as the runner's Lambda time, at AWS
 // list prices.
-func subagentStats(cfg *config.Config, f inbound.Flow, key string, child session.Entry, rec receipt.Receipt, now time.Time, counted map[string]int) string {
+func Stats(cfg *config.Config, r Run) string {
 	runtime := time.Duration(0)
-	if f.StartedAt > 0 {
-		runtime = max(now.Sub(time.UnixMilli(f.StartedAt)), 0)
+	if r.Flow.StartedAt > 0 {
+		runtime = max(r.Now.Sub(time.UnixMilli(r.Flow.StartedAt)), 0)
 	}
-	u := rec.Usage
+	u := r.Ended.Usage
 	total := u.Total
 	if total == 0 {
 		total = u.Input + u.Output
@@ -38,12 +36,12 @@ func subagentStats(cfg *config.Config, f inbound.Flow, key string, child session
 	parts := []string{
 		"runtime " + shortDuration(runtime),
 		fmt.Sprintf("tokens %d in / %d out / %d total", u.Input, u.Output, total),
-		"session " + key + sessionIDNote(child),
+		"session " + r.Key + sessionIDNote(r.Child),
 	}
-	if child.SessionID != "" {
-		parts = append(parts, "transcript "+session.TranscriptPath(key, child))
+	if r.Child.SessionID != "" {
+		parts = append(parts, "transcript "+session.TranscriptPath(r.Key, r.Child))
 	}
-	parts = append(parts, "cost "+modelCost(cfg, child, u.Input, u.Output)+", "+infraCost(runtime, counted))
+	parts = append(parts, "cost "+modelCost(cfg, r.Child, u.Input, u.Output)+", "+infraCost(runtime, r.Counted))
 	return "Stats: " + strings.Join(parts, " · ")
 }
 
@@ -88,9 +86,9 @@ func infraCost(runtime time.Duration, counted map[string]int) string {
 		n += c
 	}
 	awsUSD, _ := cost.ListPrices.Calls(calls)
-	lambdaUSD := cost.ListPrices.Lambda(runtime, cost.RunnerMemoryMB, subagentInvocations)
+	lambdaUSD := cost.ListPrices.Lambda(runtime, cost.RunnerMemoryMB, invocations)
 	return fmt.Sprintf("ZERO infra ≈%s ("+how+", %d Lambda invocations of %d MB, ≤%s)",
-		usd(awsUSD+lambdaUSD), n, subagentInvocations, cost.RunnerMemoryMB, shortDuration(runtime))
+		usd(awsUSD+lambdaUSD), n, invocations, cost.RunnerMemoryMB, shortDuration(runtime))
 }
 
 // usd formats an amount in dollars, in decimals (never an exponent), with

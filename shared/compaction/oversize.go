@@ -1,4 +1,4 @@
-package turn
+package compaction
 
 import (
 	"fmt"
@@ -14,14 +14,16 @@ import (
 const maxMessageShare = 2
 
 // bytesPerToken converts a window in tokens to text bytes, as
-// compaction.EstimateTokens counts.
+// EstimateTokens counts.
 const bytesPerToken = 4
 
-// fitWindow returns msgs with every message too large for a window of
-// window tokens shortened by shorten. Nothing is removed; msgs is not
-// changed (the copy is made only when a message is shortened). Pure.
-func fitWindow(msgs []model.Message, window int64) []model.Message {
-	limit := messageLimit(window)
+// FitWindow returns msgs with every message too large for a window of
+// window tokens shortened by Shorten. Nothing is removed; msgs is not
+// changed (the copy is made only when a message is shortened). Like
+// Prune, it changes only the request: the transcript and the stored
+// context keep every message whole. Pure.
+func FitWindow(msgs []model.Message, window int64) []model.Message {
+	limit := MessageLimit(window)
 	var out []model.Message
 	for i, m := range msgs {
 		if len(m.Content) <= limit {
@@ -30,7 +32,7 @@ func fitWindow(msgs []model.Message, window int64) []model.Message {
 		if out == nil {
 			out = append([]model.Message(nil), msgs...)
 		}
-		out[i].Content = shorten(m.Content, limit)
+		out[i].Content = Shorten(m.Content, limit)
 	}
 	if out == nil {
 		return msgs
@@ -38,18 +40,18 @@ func fitWindow(msgs []model.Message, window int64) []model.Message {
 	return out
 }
 
-// messageLimit is the most text bytes one message may carry in a request
+// MessageLimit is the most text bytes one message may carry in a request
 // to a window of window tokens.
-func messageLimit(window int64) int {
+func MessageLimit(window int64) int {
 	return int(window * bytesPerToken / maxMessageShare)
 }
 
-// shorten cuts the middle of text so it stays within limit bytes, leaving
+// Shorten cuts the middle of text so it stays within limit bytes, leaving
 // a visible marker that says how much was cut and why: the model (and the
 // user reading its answer) knows the message was shortened, never that it
 // was silently dropped. The head and the tail are kept, cut on rune
 // boundaries. Text within limit comes back unchanged.
-func shorten(text string, limit int) string {
+func Shorten(text string, limit int) string {
 	if len(text) <= limit {
 		return text
 	}

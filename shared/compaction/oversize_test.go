@@ -1,4 +1,4 @@
-package turn
+package compaction_test
 
 import (
 	"strings"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/zero-gateway/zero/shared/compaction"
 	"github.com/zero-gateway/zero/shared/model"
 )
 
@@ -24,10 +25,10 @@ func TestShorten(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := shorten(tt.text, tt.limit)
+			got := compaction.Shorten(tt.text, tt.limit)
 			if tt.wantSame {
 				if got != tt.text {
-					t.Fatalf("shorten changed text within its limit")
+					t.Fatalf("Shorten changed text within its limit")
 				}
 				return
 			}
@@ -54,7 +55,7 @@ func FuzzShorten(f *testing.F) {
 		if limit < 0 || limit > 1<<20 {
 			return
 		}
-		got := shorten(text, limit)
+		got := compaction.Shorten(text, limit)
 		if len(text) <= limit && got != text {
 			t.Fatalf("text within the limit changed")
 		}
@@ -77,12 +78,12 @@ func TestFitWindow(t *testing.T) {
 		{Role: model.ToolResult, ToolCallID: "c1", ToolName: "read", Content: big},
 		{Role: model.Assistant, Content: "done"},
 	}
-	got := fitWindow(msgs, 500) // 500 tokens: 1,000 bytes a message
+	got := compaction.FitWindow(msgs, 500) // 500 tokens: 1,000 bytes a message
 	if len(got) != len(msgs) {
-		t.Fatalf("fitWindow returned %d messages; want %d", len(got), len(msgs))
+		t.Fatalf("FitWindow returned %d messages; want %d", len(got), len(msgs))
 	}
 	if msgs[2].Content != big {
-		t.Errorf("fitWindow changed its input")
+		t.Errorf("FitWindow changed its input")
 	}
 	if !strings.Contains(got[2].Content, "bytes cut here") || len(got[2].Content) > 1_000 {
 		t.Errorf("tool result = %d bytes, marker %v; want shortened with a marker", len(got[2].Content), strings.Contains(got[2].Content, "bytes cut here"))
@@ -92,7 +93,7 @@ func TestFitWindow(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("other messages changed (-want +got):\n%s", diff)
 	}
-	if same := fitWindow(msgs[:2], 500); &same[0] != &msgs[0] {
-		t.Errorf("fitWindow copied a context with nothing to shorten")
+	if same := compaction.FitWindow(msgs[:2], 500); &same[0] != &msgs[0] {
+		t.Errorf("FitWindow copied a context with nothing to shorten")
 	}
 }

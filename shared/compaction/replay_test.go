@@ -1,4 +1,4 @@
-package turn_test
+package compaction_test
 
 import (
 	"strings"
@@ -6,8 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/zero-gateway/zero/shared/compaction"
 	"github.com/zero-gateway/zero/shared/model"
-	"github.com/zero-gateway/zero/shared/turn"
 )
 
 func TestContextOf(t *testing.T) {
@@ -17,7 +17,7 @@ func TestContextOf(t *testing.T) {
 	}
 	call := `{"type":"message","id":"c1","parentId":"u1","timestamp":"t","message":{"role":"assistant","content":[{"type":"toolCall","id":"k1","name":"web_search","arguments":{"q":"x"}}],"stopReason":"toolUse","timestamp":2}}`
 	result := `{"type":"message","id":"r1","parentId":"c1","timestamp":"t","message":{"role":"toolResult","toolCallId":"k1","toolName":"web_search","content":[{"type":"text","text":"found"}],"isError":false,"timestamp":3}}`
-	compaction := `{"type":"compaction","id":"p1","parentId":"r1","timestamp":"t","summary":"S","firstKeptEntryId":"c1","tokensBefore":9}`
+	compactionLine := `{"type":"compaction","id":"p1","parentId":"r1","timestamp":"t","summary":"S","firstKeptEntryId":"c1","tokensBefore":9}`
 	custom := `{"type":"custom","id":"x1","parentId":"p1","timestamp":"t","customType":"note","data":{}}`
 	tests := []struct {
 		name  string
@@ -36,7 +36,7 @@ func TestContextOf(t *testing.T) {
 		},
 		{
 			name:  "from the last compaction, custom lines not replayed",
-			lines: []string{head, user("u1", "hi"), call, result, compaction, custom, user("u2", "more")},
+			lines: []string{head, user("u1", "hi"), call, result, compactionLine, custom, user("u2", "more")},
 			want: []model.Message{
 				{Role: model.User, Content: "Summary of the earlier conversation:\nS", EntryID: "p1"},
 				{Role: model.Assistant, ToolCalls: []model.ToolCall{{ID: "k1", Name: "web_search", Arguments: `{"q":"x"}`}}, EntryID: "c1"},
@@ -47,7 +47,7 @@ func TestContextOf(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := turn.ContextOf([]byte(strings.Join(tt.lines, "\n")))
+			got := compaction.ContextOf([]byte(strings.Join(tt.lines, "\n")))
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("context (-want +got):\n%s", diff)
 			}

@@ -1,7 +1,6 @@
-package turn
+package compaction
 
 import (
-	"github.com/zero-gateway/zero/shared/compaction"
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/transcript"
 )
@@ -18,9 +17,9 @@ func ContextOf(stream []byte) []model.Message {
 	for _, l := range transcript.Lines(stream) {
 		switch {
 		case l.Type == "compaction":
-			msgs = compaction.Apply(msgs, l)
-		case l.Type == "message" && l.Message != nil && contextRole(l.Message.Role):
-			msgs = append(msgs, fromTranscript(l))
+			msgs = Apply(msgs, l)
+		case l.Type == "message" && l.Message != nil && transcript.ContextRole(l.Message.Role):
+			msgs = append(msgs, transcript.ToContext(l))
 		}
 	}
 	return msgs
