@@ -72,8 +72,9 @@ func newProcessor(s settings.Runner, d deps, models map[string]model.Client, sen
 
 // wireQueues gives the processor and the consumer the work queues (when
 // the settings name the work queue): the delays of failed records, the
-// ingest door for sessions_send and sessions_spawn, and the outbox's
-// deliveries.
+// early deletes of finished sessions' records (per-record completion,
+// docs/queues.md), the ingest door for sessions_send and sessions_spawn,
+// and the outbox's deliveries.
 func wireQueues(s settings.Runner, d deps, proc *turn.Processor, consumer *sqsqueue.Consumer) {
 	if s.Queue == "" {
 		d.log.Warn("ZERO_QUEUE_URL is not set: a failed message waits for the queue's visibility timeout instead of a backoff, sessions_send is not offered, and announces are dropped (no outbox)")
@@ -83,8 +84,10 @@ func wireQueues(s settings.Runner, d deps, proc *turn.Processor, consumer *sqsqu
 	// settings name it (docs/queues.md).
 	lanes, queues := ingress.Lanes(sqs.NewFromConfig(d.aws), s.Queue, s.SubagentQueue)
 	queue := queues[0]
-	// A failed record is delayed on the queue it came from.
+	// A failed record is delayed, and a finished session's records are
+	// deleted, on the queue they came from (either lane).
 	consumer.Delayer, consumer.Delayers = queue, delayersOf(queues)
+	consumer.Deleter, consumer.Deleters = queue, deletersOf(queues)
 	// sessions_send and sessions_spawn queue for other sessions through
 	// the ingest door, a sub-agent's session on the sub-agent lane.
 	proc.Door = ingest.NewDoor(ingest.Deps{Settings: d.config, Queue: lanes, Stops: d.store})
@@ -97,6 +100,16 @@ func wireQueues(s settings.Runner, d deps, proc *turn.Processor, consumer *sqsqu
 // sqsqueue.Consumer.Delayers.
 func delayersOf(queues []*sqsqueue.Queue) map[string]sqsqueue.Delayer {
 	out := make(map[string]sqsqueue.Delayer, len(queues))
+	for _, q := range queues {
+		out[q.Name()] = q
+	}
+	return out
+}
+
+// deletersOf maps each queue's name to the queue, for
+// sqsqueue.Consumer.Deleters.
+func deletersOf(queues []*sqsqueue.Queue) map[string]sqsqueue.Deleter {
+	out := make(map[string]sqsqueue.Deleter, len(queues))
 	for _, q := range queues {
 		out[q.Name()] = q
 	}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -50,6 +51,13 @@ type Delayer interface {
 	Delay(ctx context.Context, receipts []string, d time.Duration) error
 }
 
+// Deleter deletes received messages (the work queue's DeleteMessageBatch;
+// *Queue implements it). receipts are the records' receipt handles.
+// Deleting a message that is already gone must not be an error.
+type Deleter interface {
+	Delete(ctx context.Context, receipts []string) error
+}
+
 // Consumer runs the records of one Lambda SQS event (the runner's FIFO
 // work queue) through Handler, following watermill's contract: nil is
 // done (the record is deleted), an error is retry.
@@ -77,6 +85,23 @@ type Delayer interface {
 // dead-letter queue promptly), right away. Failed, when set, is told about
 // each failed group before its records are released.
 //
+// Per-record completion: the event source mapping deletes a batch's
+// successful records only when the invocation returns, and until then
+// each keeps its message group in flight (FIFO delivers nothing more of
+// it). So when Deleter is set, a group that finishes while another group
+// of the batch is still running deletes its done records itself, with one
+// Delete (DeleteMessageBatch) on the queue they came from, and its session's
+// next message is delivered at once instead of after the batch's slowest
+// turn. The last group to finish leaves its records to the mapping, which
+// deletes them a moment later anyway: a batch of one session costs no
+// extra call. Only done records are deleted, never a failed one or one
+// after a failure; the response reports the failed ones only. A delete
+// that fails is logged and changes nothing else: the record was not
+// reported, so the mapping deletes it when the invocation returns, or (the
+// invocation dies first) it is delivered again and the handler finds it
+// done by its idempotency record. A crash after the delete loses nothing:
+// the record's work was done before it.
+//
 // Failures are logged without the body (it holds user text).
 type Consumer struct {
 	Handler     GroupHandler
@@ -92,6 +117,12 @@ type Consumer struct {
 	// EventSourceARN (arn:aws:sqs:<region>:<account>:<name>; see
 	// QueueName). A record whose queue is not in it uses Delayer.
 	Delayers map[string]Delayer
+	// Deleter and Deleters, like Delayer and Delayers, delete a finished
+	// group's records on the queue they came from (see Per-record
+	// completion above). With neither, every record is left to the
+	// event source mapping.
+	Deleter  Deleter
+	Deleters map[string]Deleter
 	// Failed is told about each group's failed run: its decodable
 	// records from the failed one on, in order, with their receive
 	// counts; last reports that the first of them was on its last
@@ -159,12 +190,17 @@ func (c *Consumer) Consume(ctx context.Context, ev events.SQSEvent) events.SQSEv
 	}
 	sem := make(chan struct{}, limit)
 	var wg sync.WaitGroup
+	var running atomic.Int64 // groups not finished yet
+	running.Store(int64(len(groups)))
 	for i, recs := range groups {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			outcomes[i] = c.runGroup(hctx, recs)
+			if running.Add(-1) > 0 {
+				c.complete(hctx, recs[:outcomes[i].failedAt])
+			}
 		}()
 	}
 	wg.Wait()
@@ -319,31 +355,72 @@ func (c *Consumer) report(ctx context.Context, rest []events.SQSMessage, last bo
 // came from (see Consumer.Delayers). A failure is only logged: the records
 // then come back after the queue's visibility timeout.
 func (c *Consumer) release(ctx context.Context, recs []events.SQSMessage, d time.Duration) {
-	var order []string // queue names in first-seen order, for stable calls
-	receipts := map[string][]string{}
-	for _, r := range recs {
-		name := QueueName(r.EventSourceARN)
-		if _, ok := c.Delayers[name]; !ok {
-			name = "" // the default Delayer
-		}
-		if _, seen := receipts[name]; !seen {
-			order = append(order, name)
-		}
-		receipts[name] = append(receipts[name], r.ReceiptHandle)
-	}
-	for _, name := range order {
+	for _, q := range byQueue(recs, func(name string) bool { _, ok := c.Delayers[name]; return ok }) {
 		delayer := c.Delayer
-		if name != "" {
-			delayer = c.Delayers[name]
+		if q.name != "" {
+			delayer = c.Delayers[q.name]
 		}
 		if delayer == nil {
 			continue
 		}
-		if err := delayer.Delay(ctx, receipts[name], d); err != nil {
+		if err := delayer.Delay(ctx, q.receipts, d); err != nil {
 			c.log().ErrorContext(ctx, "could not schedule the retry; the records return after the queue's visibility timeout",
-				"records", len(receipts[name]), "queue", name, "err", err)
+				"records", len(q.receipts), "queue", q.name, "err", err)
 		}
 	}
+}
+
+// complete deletes a finished group's done records, each on the queue it
+// came from (see Consumer.Deleters), so the group's next message is
+// delivered before the invocation returns. A failure is only logged: the
+// records are not reported, so the event source mapping deletes them
+// when the invocation returns.
+func (c *Consumer) complete(ctx context.Context, done []events.SQSMessage) {
+	for _, q := range byQueue(done, func(name string) bool { _, ok := c.Deleters[name]; return ok }) {
+		deleter := c.Deleter
+		if q.name != "" {
+			deleter = c.Deleters[q.name]
+		}
+		if deleter == nil {
+			continue
+		}
+		if err := deleter.Delete(ctx, q.receipts); err != nil {
+			c.log().WarnContext(ctx, "could not delete finished records early; the event source mapping deletes them when the invocation returns",
+				"records", len(q.receipts), "queue", q.name, "group", done[0].Attributes["MessageGroupId"], "err", err)
+		}
+	}
+}
+
+// queueReceipts are the receipt handles of one queue's records.
+type queueReceipts struct {
+	name     string // "": a queue known only as the default
+	receipts []string
+}
+
+// byQueue splits the receipt handles of recs (those that have one) by the
+// queue each record came from: its EventSourceARN's name when known
+// reports it, else "" (the default queue). Queues come in first-seen
+// order, receipts in record order, for stable calls.
+func byQueue(recs []events.SQSMessage, known func(name string) bool) []queueReceipts {
+	var out []queueReceipts
+	index := map[string]int{}
+	for _, r := range recs {
+		if r.ReceiptHandle == "" {
+			continue
+		}
+		name := QueueName(r.EventSourceARN)
+		if !known(name) {
+			name = ""
+		}
+		i, seen := index[name]
+		if !seen {
+			i = len(out)
+			index[name] = i
+			out = append(out, queueReceipts{name: name})
+		}
+		out[i].receipts = append(out[i].receipts, r.ReceiptHandle)
+	}
+	return out
 }
 
 // QueueName returns the queue's name from its ARN

@@ -111,14 +111,52 @@ func (q *Queue) Delay(ctx context.Context, receipts []string, d time.Duration) e
 		if err != nil {
 			return classify(err, "delay "+strconv.Itoa(len(chunk))+" messages")
 		}
-		for _, f := range out.Failed {
-			if code := aws.ToString(f.Code); code != "ReceiptHandleIsInvalid" && code != "MessageNotInflight" {
-				failed = append(failed, code+": "+aws.ToString(f.Message))
-			}
-		}
+		failed = append(failed, entryFailures(out.Failed)...)
 	}
 	if len(failed) > 0 {
 		return fault.New(fault.Unavailable, "delay messages: %d failed, first: %s", len(failed), failed[0])
 	}
 	return nil
+}
+
+// Delete deletes the received messages with these receipt handles
+// (DeleteMessageBatch, 10 at a time: one call for the records of one
+// batch), so a finished message stops holding its message group before
+// the invocation returns (see Consumer.Deleter). Idempotent: a receipt
+// that no longer holds (the message was deleted already, or its
+// visibility ended and it was received again, when the new delivery
+// finds it done by its idempotency record) is skipped. Other entry
+// failures are returned, after the rest were tried; the event source
+// mapping then deletes those records when the invocation returns.
+func (q *Queue) Delete(ctx context.Context, receipts []string) error {
+	var failed []string
+	for start := 0; start < len(receipts); start += 10 {
+		chunk := receipts[start:min(start+10, len(receipts))]
+		entries := make([]types.DeleteMessageBatchRequestEntry, len(chunk))
+		for i, r := range chunk {
+			entries[i] = types.DeleteMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), ReceiptHandle: aws.String(r)}
+		}
+		out, err := q.client.DeleteMessageBatch(ctx, &sqs.DeleteMessageBatchInput{QueueUrl: &q.url, Entries: entries})
+		if err != nil {
+			return classify(err, "delete "+strconv.Itoa(len(chunk))+" messages")
+		}
+		failed = append(failed, entryFailures(out.Failed)...)
+	}
+	if len(failed) > 0 {
+		return fault.New(fault.Unavailable, "delete messages: %d failed, first: %s", len(failed), failed[0])
+	}
+	return nil
+}
+
+// entryFailures describes a batch call's failed entries ("code: message"),
+// leaving out the receipts that no longer hold (ReceiptHandleIsInvalid,
+// MessageNotInflight): their message is gone or was received again.
+func entryFailures(failed []types.BatchResultErrorEntry) []string {
+	var out []string
+	for _, f := range failed {
+		if code := aws.ToString(f.Code); code != "ReceiptHandleIsInvalid" && code != "MessageNotInflight" {
+			out = append(out, code+": "+aws.ToString(f.Message))
+		}
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package devstack
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"net/url"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -33,6 +35,9 @@ type scriptedModel struct {
 	*httptest.Server
 	apiKey string
 	delay  time.Duration
+	// delayOf, when set, is the delay of a prompt instead: the longest
+	// delayOf(chat) of the chats whose message ids it holds.
+	delayOf func(chat int) time.Duration
 
 	calls, rejected   atomic.Int64
 	inflight, maxSeen atomic.Int64
@@ -63,8 +68,8 @@ func (m *scriptedModel) fail(prompt string) bool {
 	return true
 }
 
-func newScriptedModel(apiKey string, delay time.Duration) *scriptedModel {
-	m := &scriptedModel{apiKey: apiKey, delay: delay}
+func newScriptedModel(apiKey string, delay time.Duration, delayOf func(chat int) time.Duration) *scriptedModel {
+	m := &scriptedModel{apiKey: apiKey, delay: delay, delayOf: delayOf}
 	m.Server = httptest.NewServer(http.HandlerFunc(m.serve))
 	return m
 }
@@ -116,9 +121,9 @@ func (m *scriptedModel) serve(w http.ResponseWriter, r *http.Request) {
 	if len(ids) == 0 {
 		answer = "answer without a load message id"
 	}
-	if m.delay > 0 {
+	if delay := m.delayFor(prompt); delay > 0 {
 		select {
-		case <-time.After(m.delay):
+		case <-time.After(delay):
 		case <-r.Context().Done():
 			return
 		}
@@ -126,6 +131,19 @@ func (m *scriptedModel) serve(w http.ResponseWriter, r *http.Request) {
 	content, _ := json.Marshal(answer)
 	w.Header().Set("Content-Type", "application/json")
 	fmt.Fprintf(w, `{"id":"chatcmpl-load","object":"chat.completion","created":1767225600,"model":%q,"choices":[{"index":0,"message":{"role":"assistant","content":%s},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":3,"total_tokens":13}}`, req.Model, content)
+}
+
+// delayFor is how long the model takes to answer prompt (see delayOf).
+func (m *scriptedModel) delayFor(prompt string) time.Duration {
+	if m.delayOf == nil {
+		return m.delay
+	}
+	var d time.Duration
+	for _, id := range loadMessageID.FindAllStringSubmatch(prompt, -1) {
+		chat, _ := strconv.Atoi(id[1])
+		d = max(d, m.delayOf(chat))
+	}
+	return d
 }
 
 // contentText is the text of a Chat Completions message content: a string,
@@ -243,10 +261,19 @@ type emulatorOp struct {
 // with the time the emulator took to answer. The stack points the
 // functions and its event-source emulator at it, so it sees every call the
 // emulator serves.
+//
+// holdReceives closes a gate before SQS.ReceiveMessage: while it is
+// closed, new receives wait in the proxy, so messages sent meanwhile
+// collect in the queue and the first receive after the gate opens takes
+// them together, as the event source mapping takes a backlog.
 type countingProxy struct {
 	*httptest.Server
 	mu  sync.Mutex
 	ops map[string]*emulatorOp
+
+	gateMu    sync.Mutex
+	gate      chan struct{} // nil: receives pass
+	receiving int           // receives passed and not answered yet
 }
 
 func newCountingProxy(emulatorURL string) (*countingProxy, error) {
@@ -263,9 +290,17 @@ func newCountingProxy(emulatorURL string) (*countingProxy, error) {
 		Transport: &http.Transport{MaxIdleConns: 256, MaxIdleConnsPerHost: 256, IdleConnTimeout: time.Minute},
 	}
 	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := operationName(r)
+		if name == "SQS.ReceiveMessage" {
+			if !p.passGate(r.Context()) {
+				http.Error(w, "the test ended", http.StatusServiceUnavailable)
+				return
+			}
+			defer p.receiveDone()
+		}
 		start := time.Now()
 		forward.ServeHTTP(w, r)
-		p.record(operationName(r), time.Since(start))
+		p.record(name, time.Since(start))
 	}))
 	return p, nil
 }
@@ -290,6 +325,64 @@ func operationName(r *http.Request) string {
 		return "Query." + action
 	}
 	return "S3." + r.Method
+}
+
+// holdReceives closes the receive gate and waits until the receives that
+// passed it before are answered (at most a long poll's wait). The
+// returned open lets the held receives through.
+func (p *countingProxy) holdReceives(ctx context.Context) (open func(), err error) {
+	gate := make(chan struct{})
+	p.gateMu.Lock()
+	p.gate = gate
+	p.gateMu.Unlock()
+	open = func() {
+		p.gateMu.Lock()
+		defer p.gateMu.Unlock()
+		if p.gate == gate {
+			close(gate)
+			p.gate = nil
+		}
+	}
+	for {
+		p.gateMu.Lock()
+		n := p.receiving
+		p.gateMu.Unlock()
+		if n == 0 {
+			return open, nil
+		}
+		select {
+		case <-ctx.Done():
+			open()
+			return nil, fmt.Errorf("%d receives still open: %w", n, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// passGate waits while the receive gate is closed, then counts the
+// receive as open; false when ctx ended first.
+func (p *countingProxy) passGate(ctx context.Context) bool {
+	for {
+		p.gateMu.Lock()
+		gate := p.gate
+		if gate == nil {
+			p.receiving++
+			p.gateMu.Unlock()
+			return true
+		}
+		p.gateMu.Unlock()
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+func (p *countingProxy) receiveDone() {
+	p.gateMu.Lock()
+	p.receiving--
+	p.gateMu.Unlock()
 }
 
 func (p *countingProxy) record(name string, took time.Duration) {

@@ -61,6 +61,7 @@ const (
 type loadParams struct {
 	chats, messages int
 	delay           time.Duration
+	delayOf         func(chat int) time.Duration // nil: delay for every chat
 	queueMode       string
 	senders         int
 	timeout         time.Duration
@@ -309,7 +310,7 @@ func startLoadRig(b testing.TB, name string, p loadParams) *loadRig {
 	}
 
 	rig := &loadRig{
-		model:       newScriptedModel(loadModelKey, p.delay),
+		model:       newScriptedModel(loadModelKey, p.delay, p.delayOf),
 		telegram:    newRecordingTelegram(loadBotToken),
 		output:      &functionOutput{},
 		emulatorURL: strings.TrimRight(emulatorURL, "/"),

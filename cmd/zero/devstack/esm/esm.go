@@ -23,19 +23,24 @@ import (
 )
 
 // Stats counts what an event source mapping did. Batches counts
-// invocations; Deleted the messages deleted after them; ItemFailures the
-// messages the function reported in batchItemFailures; FailedBatches the
+// invocations; Deleted the delete entries the queue accepted after them
+// (a message the function had deleted itself counts when the queue
+// accepts its stale receipt handle again, as moto does); Gone the ones it
+// refused because the message was already gone (ReceiptHandleIsInvalid,
+// MessageNotInflight: the function deleted it); ItemFailures the messages
+// the function reported in batchItemFailures; FailedBatches the
 // invocations that failed as a whole (function error or invalid response).
 type Stats struct {
 	Batches       int64
 	Messages      int64
 	Deleted       int64
+	Gone          int64
 	ItemFailures  int64
 	FailedBatches int64
 }
 
 type counters struct {
-	batches, messages, deleted, itemFailures, failedBatches atomic.Int64
+	batches, messages, deleted, gone, itemFailures, failedBatches atomic.Int64
 }
 
 // Stats returns the mapping's counters so far.
@@ -46,6 +51,7 @@ func (c *counters) snapshot() Stats {
 		Batches:       c.batches.Load(),
 		Messages:      c.messages.Load(),
 		Deleted:       c.deleted.Load(),
+		Gone:          c.gone.Load(),
 		ItemFailures:  c.itemFailures.Load(),
 		FailedBatches: c.failedBatches.Load(),
 	}
@@ -66,9 +72,17 @@ const FailedBatchRetryDelay = 10 * time.Second
 // it, and so does moto as the emulator package launches it.
 //
 // As Lambda does, it deletes the messages the function did not report as
-// failed and leaves the reported ones alone: they come back when their
-// visibility ends, which the function may have shortened itself (the
-// runner sets a backoff with ChangeMessageVisibility). When the invocation
+// failed only after the invocation returns, and leaves the reported ones
+// alone: they come back when their visibility ends, which the function may
+// have shortened itself (the runner sets a backoff with
+// ChangeMessageVisibility). Until then a FIFO group's message stays in
+// flight and the group's next one is not delivered, unless the function
+// deleted the message itself with its receipt handle (the runner's
+// per-record completion). The mapping cannot tell: it deletes every
+// unreported message, and a queue that refuses the stale receipt handle
+// of a message already gone is not an error (counted in Stats.Gone); a
+// stale handle never deletes anything else, the group's next message
+// having its own. When the invocation
 // fails as a whole (function error, crash, timeout, invalid response),
 // Lambda leaves the whole batch to its visibility timeout. Locally that
 // would hold a session for the work queue's 90 minutes, so the one local
@@ -215,6 +229,8 @@ func (m *Mapping) release(ctx context.Context, msgs []sqstypes.Message, after ti
 	}
 }
 
+// delete deletes the messages of a returned invocation that the function
+// did not report (DeleteMessageBatch, at most 10: one batch).
 func (m *Mapping) delete(ctx context.Context, msgs []sqstypes.Message) error {
 	if len(msgs) == 0 {
 		return nil
@@ -228,10 +244,27 @@ func (m *Mapping) delete(ctx context.Context, msgs []sqstypes.Message) error {
 		return fmt.Errorf("delete %d messages from %s: %w", len(msgs), m.es.QueueURL, err)
 	}
 	m.stats.deleted.Add(int64(len(out.Successful)))
-	for _, f := range out.Failed {
+	gone, failed := deleteFailures(out.Failed)
+	m.stats.gone.Add(int64(gone))
+	for _, f := range failed {
 		m.logf("%s: delete message %s failed: %s %s", m.es.LogicalID, aws.ToString(f.Id), aws.ToString(f.Code), aws.ToString(f.Message))
 	}
 	return nil
+}
+
+// deleteFailures splits a DeleteMessageBatch's failed entries into the
+// messages already gone (the function deleted them itself: their receipt
+// handle no longer holds), which Lambda ignores, and real failures.
+func deleteFailures(entries []sqstypes.BatchResultErrorEntry) (gone int, failed []sqstypes.BatchResultErrorEntry) {
+	for _, f := range entries {
+		switch aws.ToString(f.Code) {
+		case "ReceiptHandleIsInvalid", "MessageNotInflight":
+			gone++
+		default:
+			failed = append(failed, f)
+		}
+	}
+	return gone, failed
 }
 
 // batchOutcome decides which messages of a successful invocation are done

@@ -473,3 +473,124 @@ func TestESMGroupOrderUnderConcurrency(t *testing.T) {
 	}
 	t.Logf("stats: %+v", s)
 }
+
+func TestDeleteFailures(t *testing.T) {
+	entry := func(id, code string) sqstypes.BatchResultErrorEntry {
+		return sqstypes.BatchResultErrorEntry{Id: aws.String(id), Code: aws.String(code), SenderFault: true}
+	}
+	tests := []struct {
+		name       string
+		in         []sqstypes.BatchResultErrorEntry
+		wantGone   int
+		wantFailed []string
+	}{
+		{name: "none"},
+		{name: "deleted by the function", in: []sqstypes.BatchResultErrorEntry{entry("0", "ReceiptHandleIsInvalid"), entry("1", "MessageNotInflight")}, wantGone: 2},
+		{name: "a real failure is kept", in: []sqstypes.BatchResultErrorEntry{entry("0", "ReceiptHandleIsInvalid"), entry("1", "InternalError")}, wantGone: 1, wantFailed: []string{"1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			gone, failed := deleteFailures(tt.in)
+			var ids []string
+			for _, f := range failed {
+				ids = append(ids, aws.ToString(f.Id))
+			}
+			eq(t, "gone", gone, tt.wantGone)
+			eq(t, "failed", ids, tt.wantFailed)
+		})
+	}
+}
+
+// TestESMFunctionDeletesEarly: a batch holds group g's first message and
+// a slow message of group s. The mapping deletes g's message only when
+// the invocation returns, so g's second message waits for s, unless the
+// function deleted g's message itself (per-record completion): then g's
+// second message is delivered, to another poller, while the first
+// invocation still runs. The mapping's own delete of the message the
+// function deleted is no error.
+func TestESMFunctionDeletesEarly(t *testing.T) {
+	const slow = 2 * time.Second
+	tests := []struct {
+		name       string
+		selfDelete bool
+		// wantBefore: g's second message is delivered before the slow
+		// invocation returns.
+		wantBefore bool
+	}{
+		{name: "left to the mapping: held until the invocation returns"},
+		{name: "deleted by the function: delivered at once", selfDelete: true, wantBefore: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			client, es := esmQueue(t, 10)
+			var slowReturned, secondAt atomic.Int64 // unix nanoseconds
+			fn := &scriptedFunction{}
+			fn.respond = func(ctx context.Context, ev events.SQSEvent) ([]byte, error) {
+				for _, r := range ev.Records {
+					switch {
+					case r.Body == "g-2":
+						secondAt.Store(time.Now().UnixNano())
+					case r.Body == "g-1" && tt.selfDelete:
+						if _, err := client.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(es.QueueURL), ReceiptHandle: aws.String(r.ReceiptHandle)}); err != nil {
+							return nil, err
+						}
+					}
+				}
+				if slices.ContainsFunc(ev.Records, func(r events.SQSMessage) bool { return r.Body == "s-1" }) {
+					time.Sleep(slow)
+					slowReturned.Store(time.Now().UnixNano())
+				}
+				return []byte("null"), nil
+			}
+			// Both first messages are queued before the pollers start,
+			// so they share one batch.
+			sendToGroups(t, client, es.QueueURL, []string{"g-1", "s-1"}, func(body string) string { return body[:1] })
+			var logs logLines
+			m := New(es, client, fn.invoke, "us-east-1", time.Second, logs.logf)
+			stopPollers := startPollers(m, 2)
+			t.Cleanup(stopPollers)
+			waitFor(t, "the first batch", 5*time.Second, func() bool { return len(fn.received()) >= 1 })
+			eq(t, "first batch size", len(fn.received()[0].Records), 2)
+			sendToGroups(t, client, es.QueueURL, []string{"g-2"}, func(body string) string { return body[:1] })
+			waitFor(t, "every message deleted", 10*time.Second, func() bool { return m.stats.deleted.Load()+m.stats.gone.Load() >= 3 })
+			if before := secondAt.Load() < slowReturned.Load(); before != tt.wantBefore {
+				t.Errorf("g's second message delivered %s the slow invocation returned; want before: %v",
+					map[bool]string{true: "before", false: "after"}[before], tt.wantBefore)
+			}
+			stopPollers()
+			eq(t, "mapping errors", logs.lines(), []string(nil))
+			visible, inFlight := queueCounts(t, client, es.QueueURL)
+			eq(t, "left", visible+"/"+inFlight, "0/0")
+		})
+	}
+}
+
+// logLines collects a Mapping's log lines.
+type logLines struct {
+	mu  sync.Mutex
+	all []string
+}
+
+func (l *logLines) logf(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.all = append(l.all, fmt.Sprintf(format, args...))
+}
+
+func (l *logLines) lines() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.all)
+}
+
+// startPollers runs n pollers of m; the returned stop ends them and
+// waits (safe to call twice).
+func startPollers(m *Mapping, n int) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() { m.Poll(ctx) })
+	}
+	return func() { cancel(); wg.Wait() }
+}
