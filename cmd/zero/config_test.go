@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -16,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
 	"github.com/zero-gateway/zero/shared/awsconfig"
+	"github.com/zero-gateway/zero/shared/awstest"
 	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/ssmparam"
 )
@@ -126,9 +125,7 @@ func TestConfigPush(t *testing.T) {
 		t.Fatal(err)
 	}
 	client := ssm.NewFromConfig(awsCfg)
-	var b [6]byte
-	rand.Read(b[:])
-	name := "/zero/test-push-" + hex.EncodeToString(b[:]) + "/config"
+	name := "/zero/" + awstest.Name("test-push-") + "/config"
 	t.Cleanup(func() { client.DeleteParameter(context.Background(), &ssm.DeleteParameterInput{Name: &name}) })
 	param := ssmparam.New(client, name)
 

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
+	"github.com/zero-gateway/zero/shared/awstest"
 	"github.com/zero-gateway/zero/shared/emulator"
 	"github.com/zero-gateway/zero/shared/secret"
 	"github.com/zero-gateway/zero/shared/ssmparam"
@@ -30,9 +29,7 @@ func TestMain(m *testing.M) {
 
 // freshTokenParam is a parameter name no other test uses.
 func freshTokenParam() string {
-	var b [6]byte
-	rand.Read(b[:])
-	return secret.Parameter("hk-"+hex.EncodeToString(b[:]), secret.HooksToken.Name)
+	return secret.Parameter(awstest.Name("hk-"), secret.HooksToken.Name)
 }
 
 func putToken(t *testing.T, param, token string) {

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -25,6 +23,7 @@ import (
 	"github.com/zero-gateway/zero/cmd/zero/devstack/provision"
 	"github.com/zero-gateway/zero/cmd/zero/devstack/template"
 	"github.com/zero-gateway/zero/shared/awsconfig"
+	"github.com/zero-gateway/zero/shared/awstest"
 	"github.com/zero-gateway/zero/shared/emulator"
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/secret"
@@ -54,10 +53,8 @@ func TestMain(m *testing.M) {
 		if err != nil {
 			return nil, err
 		}
-		var b [4]byte
-		rand.Read(b[:])
 		resources, err = provision.Provision(ctx, cfg, t, provision.Options{
-			StackName: "rt-" + hex.EncodeToString(b[:]),
+			StackName: awstest.Name("rt-"),
 			Params:    map[string]string{"TelegramBotId": "1"},
 		})
 		return nil, err
@@ -137,9 +134,7 @@ func newCountedRunner(t *testing.T, model string, extraEnv map[string]string, ca
 }
 
 func message(t *testing.T, text string) inbound.Message {
-	var b [6]byte
-	rand.Read(b[:])
-	id := hex.EncodeToString(b[:])
+	id := awstest.Suffix()
 	return inbound.Message{
 		ID: "telegram:1:" + id, AgentID: "main", SessionKey: "agent:main:test-" + id,
 		Channel: "telegram", ChatType: inbound.Direct, From: "telegram:7", To: "7", Text: text,
@@ -302,9 +297,7 @@ func TestRunnerFollowsConfigParameter(t *testing.T) {
 // the ones not given are named but not set.
 func secretsEnv(t *testing.T, values map[string]string) map[string]string {
 	t.Helper()
-	var b [6]byte
-	rand.Read(b[:])
-	stack := "rs-" + hex.EncodeToString(b[:])
+	stack := awstest.Name("rs-")
 	cfg, err := awsconfig.Load(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)

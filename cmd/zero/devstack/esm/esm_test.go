@@ -21,6 +21,7 @@ import (
 	"github.com/zero-gateway/zero/cmd/zero/devstack/provision"
 	"github.com/zero-gateway/zero/cmd/zero/devstack/rie"
 	"github.com/zero-gateway/zero/shared/awsconfig"
+	"github.com/zero-gateway/zero/shared/awstest"
 )
 
 func testMessages(ids ...string) []sqstypes.Message {
@@ -216,17 +217,6 @@ func sendToGroups(t *testing.T, client *sqs.Client, url string, bodies []string,
 	}
 }
 
-func waitFor(t *testing.T, what string, limit time.Duration, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s", what, limit)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 func queueCounts(t *testing.T, client *sqs.Client, url string) (visible, inFlight string) {
 	t.Helper()
 	out, err := client.GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{QueueUrl: aws.String(url), AttributeNames: []sqstypes.QueueAttributeName{
@@ -305,7 +295,7 @@ func TestESMSettle(t *testing.T) {
 			m := runESM(t, client, es, 2, fn)
 			sendToGroups(t, client, es.QueueURL, []string{"a", "b", "c"}, func(string) string { return "g" })
 			want := tt.want
-			waitFor(t, "batches settled", 10*time.Second, func() bool {
+			awstest.WaitFor(t, "batches settled", 10*time.Second, func() bool {
 				s := m.stats.snapshot()
 				return s.Batches >= want.Batches && s.Deleted+s.ItemFailures >= want.Deleted+want.ItemFailures
 			})
@@ -348,7 +338,7 @@ func TestESMRecords(t *testing.T) {
 	}
 	m := runESM(t, client, es, 1, fn)
 	sendToGroups(t, client, es.QueueURL, []string{"x"}, func(string) string { return "session-1" })
-	waitFor(t, "deleted after the function's own retry", 10*time.Second, func() bool { return m.stats.deleted.Load() == 1 })
+	awstest.WaitFor(t, "deleted after the function's own retry", 10*time.Second, func() bool { return m.stats.deleted.Load() == 1 })
 	got := fn.received()
 	eq(t, "invocations", len(got), 2)
 	for i, ev := range got {
@@ -386,7 +376,7 @@ func TestESMConcurrentPollers(t *testing.T) {
 	m := runESM(t, client, es, 4, fn)
 	time.Sleep(200 * time.Millisecond) // let the pollers start their long polls
 	sendToGroups(t, client, es.QueueURL, []string{"g1", "g2", "g3", "g4"}, func(body string) string { return body })
-	waitFor(t, "all deleted", 10*time.Second, func() bool { return m.stats.deleted.Load() == 4 })
+	awstest.WaitFor(t, "all deleted", 10*time.Second, func() bool { return m.stats.deleted.Load() == 4 })
 	eq(t, "invocations at once", peak.Load(), int32(4))
 }
 
@@ -459,7 +449,7 @@ func TestESMGroupOrderUnderConcurrency(t *testing.T) {
 		}
 	}
 	sendToGroups(t, client, es.QueueURL, bodies, func(body string) string { return "g" + body[:2] })
-	waitFor(t, "every message deleted", 30*time.Second, func() bool { return m.stats.deleted.Load() == groups*perGroup })
+	awstest.WaitFor(t, "every message deleted", 30*time.Second, func() bool { return m.stats.deleted.Load() == groups*perGroup })
 	mu.Lock()
 	defer mu.Unlock()
 	for _, v := range violations[:min(len(violations), 10)] {
@@ -550,10 +540,10 @@ func TestESMFunctionDeletesEarly(t *testing.T) {
 			m := New(es, client, fn.invoke, "us-east-1", time.Second, logs.logf)
 			stopPollers := startPollers(m, 2)
 			t.Cleanup(stopPollers)
-			waitFor(t, "the first batch", 5*time.Second, func() bool { return len(fn.received()) >= 1 })
+			awstest.WaitFor(t, "the first batch", 5*time.Second, func() bool { return len(fn.received()) >= 1 })
 			eq(t, "first batch size", len(fn.received()[0].Records), 2)
 			sendToGroups(t, client, es.QueueURL, []string{"g-2"}, func(body string) string { return body[:1] })
-			waitFor(t, "every message deleted", 10*time.Second, func() bool { return m.stats.deleted.Load()+m.stats.gone.Load() >= 3 })
+			awstest.WaitFor(t, "every message deleted", 10*time.Second, func() bool { return m.stats.deleted.Load()+m.stats.gone.Load() >= 3 })
 			if before := secondAt.Load() < slowReturned.Load(); before != tt.wantBefore {
 				t.Errorf("g's second message delivered %s the slow invocation returned; want before: %v",
 					map[bool]string{true: "before", false: "after"}[before], tt.wantBefore)
