@@ -209,8 +209,12 @@ func TestLoadDevConfig(t *testing.T) {
 		if c.loc.exists || string(c.data) != config.DevJSON {
 			t.Fatalf("got %+v; want config.DevJSON", c.loc)
 		}
-		if !c.cfg.Admits("telegram", "12345") {
-			t.Error("the local config does not admit a Telegram sender")
+		// "Every channel" means every channel with senders: a Discord
+		// slash command tried as a new user would must not be refused.
+		for _, channel := range []string{"telegram", "discord"} {
+			if !c.cfg.Admits(channel, "12345") || !c.cfg.IsOwner(channel, "12345") {
+				t.Errorf("the local config does not admit a %s sender as the owner", channel)
+			}
 		}
 		lines := strings.Join(describeDevConfig(c), "\n")
 		if !strings.Contains(lines, devConfigNotice) || !strings.Contains(lines, filepath.Join(home, ".zero", "zero.json")) {

@@ -372,7 +372,10 @@ var defaults = sync.OnceValue(func() *Config {
 const DevJSON = `{
   // zero dev: no ZERO_CONFIG and no ~/.zero/zero.json, so this local-only
   // config admits everyone. Never deploy it.
-  channels: { telegram: { allowFrom: ["*"], owners: ["*"] } },
+  channels: {
+    telegram: { allowFrom: ["*"], owners: ["*"] },
+    discord: { allowFrom: ["*"], owners: ["*"] },
+  },
 }`
 
 // Warnings lists unknown and ignored keys by path ("session.foo: unknown
