@@ -311,6 +311,10 @@ func TestAcceptStopMarks(t *testing.T) {
 		{"a migration never marks", interrupt, migration(), nil, "interrupt"},
 		{"an operator's stop marks", "", operator("agent:main:main", "main", "/stop"), apiMark, "collect"},
 		{"an operator's message in interrupt mode marks", everywhere, operator("agent:main:main", "main", "hi"), apiMark, "interrupt"},
+		{"an agent-to-agent reply round never interrupts", everywhere, systemMade(func(m *inbound.Message) { m.Flow = &inbound.Flow{Kind: inbound.FlowReply} }), nil, "interrupt"},
+		{"a cron system event never interrupts", everywhere, systemMade(func(m *inbound.Message) { m.From = "cron" }), nil, "interrupt"},
+		{"a hook wake never interrupts", everywhere, systemMade(func(m *inbound.Message) { m.From, m.Provenance = "hook", inbound.Untrusted }), nil, "interrupt"},
+		{"a hook's /stop stops nothing", "", systemMade(func(m *inbound.Message) { m.From, m.Provenance, m.Text = "hook", inbound.Untrusted, "/stop" }), nil, "collect"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -334,6 +338,14 @@ func TestAcceptStopMarks(t *testing.T) {
 			}
 		})
 	}
+}
+
+// systemMade is an operator request for the main session changed by edit
+// into one the system made for itself.
+func systemMade(edit func(m *inbound.Message)) ingest.Request {
+	r := operator("agent:main:main", "main", "hi")
+	edit(&r.Message)
+	return r
 }
 
 // TestAcceptWithoutStopMarker: with no StopMarker a /stop is queued like

@@ -93,10 +93,27 @@ func admitHint(channel string) string {
 	return `add the user id (or the group's chat id, or "*") to ` + key + " in zero.json"
 }
 
-// stopsRun reports whether m stops its session's running turn: a /stop on
-// its own, or any ordinary message when the queue mode is interrupt.
+// stopsRun reports whether m stops its session's running turn: a
+// person's /stop on its own, or any ordinary message of a person when the
+// queue mode is interrupt. An agent-to-agent step, a cron job's run or
+// system event and a hook never interrupt: the interrupt is the user's,
+// and a caller waiting in sessions_send must not be aborted by its own
+// reply-back round.
 func stopsRun(m inbound.Message, mode string) bool {
-	return m.Kind == "" && (stopmark.IsCommand(m.Text) || mode == config.QueueInterrupt)
+	return m.Kind == "" && fromPerson(m) && (stopmark.IsCommand(m.Text) || mode == config.QueueInterrupt)
+}
+
+// fromPerson reports whether m is a person's message (a channel sender,
+// or the operator through the gateway), not one the system made for
+// itself (a flow step, a cron run or wake, a hook).
+func fromPerson(m inbound.Message) bool {
+	switch {
+	case m.Flow != nil, m.Provenance == inbound.Untrusted:
+		return false
+	case m.From == "cron", m.From == "hook":
+		return false
+	}
+	return true
 }
 
 // queued is the outcome of m's enqueue.
