@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/outbox"
@@ -205,5 +206,35 @@ func TestStopStopsSubagents(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFailedSubagentIsAnnounced: a sub-agent's message that fails on its
+// last attempt (it goes to the dead-letter queue next) ends its run in
+// error and tells the requester, through the outbox, with Status error
+// and the reason — once, however often the failure is reported; an
+// attempt that is not the last announces nothing yet.
+func TestFailedSubagentIsAnnounced(t *testing.T) {
+	r, _, out, child := spawnRig(t, sessionsConfig, `{"task": "count errors"}`)
+	runs := runtest.NewMemStore()
+	r.proc.Runs = runs
+	cause := fault.New(fault.Unavailable, "the model provider is down")
+	r.proc.Failed(context.Background(), []inbound.Message{child}, []int{4}, false, cause)
+	if items, _ := out.List(context.Background(), "", 10); len(items) != 0 {
+		t.Fatalf("an attempt that is not the last announced %+v", items)
+	}
+	for range 2 { // the second report is a replay
+		r.proc.Failed(context.Background(), []inbound.Message{child}, []int{5}, true, cause)
+	}
+	items, err := out.List(context.Background(), "", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAnnounce(t, items, child, []string{"Status: error",
+		"Result: The sub-agent's run failed on every attempt and was set aside for the operator: the model provider is down",
+		"Notes: none"}, nil)
+	rec, err := runs.Get(context.Background(), run.NewID(child.ID))
+	if err != nil || rec.Status != run.StatusError || !strings.Contains(rec.Error, "provider is down") {
+		t.Errorf("run record = %+v, %v; want ended in error with the reason", rec, err)
 	}
 }
