@@ -10,6 +10,7 @@ import (
 
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
+	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/session"
 	"github.com/zero-gateway/zero/shared/turn"
 )
@@ -103,4 +104,50 @@ func TestPartSender(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDeferralAlwaysClosed: a Discord interaction's deferred answer is
+// completed even when the turn sends no reply of its own — NO_REPLY, a
+// reply the send policy withholds — with one short notice on its handle,
+// and a retry only edits it again.
+func TestDeferralAlwaysClosed(t *testing.T) {
+	tests := []struct {
+		name   string
+		config string
+		answer string
+		want   string
+	}{
+		{"NO_REPLY", `{channels: {discord: {allowFrom: ["*"]}}}`, "NO_REPLY", "✓ Done: nothing more to say."},
+		{"withheld by the send policy", `{session: {sendPolicy: {default: "deny"}}, channels: {discord: {allowFrom: ["*"]}}}`, "the answer", "The reply was not sent: this chat's send policy withholds it."},
+		{"a reply is sent, nothing else", `{channels: {discord: {allowFrom: ["*"]}}}`, "the answer", "the answer"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRig()
+			s := &wholeSender{}
+			r.settings.set(tc.config)
+			r.proc.Senders = map[string]turn.Sender{"discord": s}
+			r.proc.Models["zero"] = &scriptModel{answers: []model.Response{final(tc.answer), final(tc.answer)}}
+			m := inbound.Message{
+				ID: "discord:999:2", AgentID: "main", SessionKey: "agent:main:discord:channel:123",
+				Channel: "discord", AccountID: "999", ChatType: inbound.Channel, From: "discord:5", To: "123",
+				Text: "ask something", ReceivedAt: 1700000000000, ReplyToken: "tok",
+			}
+			if err := r.proc.Handle(context.Background(), m, 1); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff([]partPost{{To: handle(), Part: 0, Text: tc.want}}, s.posts); diff != "" {
+				t.Errorf("posts on the interaction (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// wholeSender is a PartSender that renders a reply as one message.
+type wholeSender struct{ partSender }
+
+func (s *wholeSender) Render(text string) []string { return []string{text} }
+
+func handle() session.DeliveryContext {
+	return session.DeliveryContext{Channel: "discord", To: "123", AccountID: "999", ReplyToken: "tok", ReplyTokenAt: 1700000000000}
 }

@@ -477,46 +477,18 @@ func (p *Processor) config(ctx context.Context) (*config.Config, error) {
 // deliver sends a committed reply, message by message from the first one
 // not yet delivered, and finishes its record.
 func (p *Processor) deliver(ctx context.Context, m inbound.Message, rec receipt.Receipt) error {
-	if rec.Withheld {
+	switch {
+	case rec.Withheld:
 		p.log().InfoContext(ctx, "reply withheld by the send policy", "message", m.ID, "session", m.SessionKey)
-	} else if rec.AlreadySent {
+	case rec.AlreadySent:
 		p.log().InfoContext(ctx, "reply already sent with the message tool; not sent again", "message", m.ID, "session", m.SessionKey)
-	} else if rec.Reply != "" && rec.Delivery.Channel != inbound.Internal {
-		sender, ok := p.Senders[rec.Delivery.Channel]
-		if !ok {
-			p.log().WarnContext(ctx, "no sender for channel; reply kept in transcript only", "channel", rec.Delivery.Channel, "message", m.ID)
-		} else {
-			msgs := sender.Render(rec.Reply)
-			sent := true
-			for i := rec.Sent; i < len(msgs); i++ {
-				if err := delivery.Post(ctx, sender, rec.Delivery, i, msgs[i]); err != nil {
-					if !delivery.Undeliverable(err) {
-						return fmt.Errorf("send reply %d/%d for %s: %w", i+1, len(msgs), m.ID, err)
-					}
-					// The channel refused this reply for good (bot
-					// blocked, chat gone, bad request): retrying would
-					// hold the session's queue group for nothing. The
-					// reply stays in the transcript.
-					p.log().ErrorContext(ctx, "reply not deliverable; giving up", "message", m.ID, "session", m.SessionKey,
-						"part", i+1, "parts", len(msgs), "err", err)
-					sent = false
-					break
-				}
-				// The last message is recorded by Finish; a one-message
-				// reply costs no extra write.
-				if i < len(msgs)-1 {
-					if err := p.Store.Progress(ctx, m.SessionKey, m.ID, i+1); err != nil {
-						return fmt.Errorf("record reply progress for %s: %w", m.ID, err)
-					}
-				}
-			}
-			if sent {
-				o := Outgoing{SessionKey: m.SessionKey, MessageID: m.ID, Channel: rec.Delivery.Channel, To: rec.Delivery.To, Text: rec.Reply}
-				for _, h := range p.Hooks.MessageSent {
-					h(ctx, o)
-				}
-			}
+	case rec.Reply != "" && rec.Delivery.Channel != inbound.Internal:
+		if err := p.sendReply(ctx, m, rec); err != nil {
+			return err
 		}
+	}
+	if err := p.closeDeferral(ctx, m, rec); err != nil {
+		return err
 	}
 	if err := p.continueFlow(ctx, m, rec); err != nil {
 		return err
@@ -525,6 +497,44 @@ func (p *Processor) deliver(ctx context.Context, m inbound.Message, rec receipt.
 		return fmt.Errorf("finish %s: %w", m.ID, err)
 	}
 	p.log().InfoContext(ctx, "turn done", "message", m.ID, "session", m.SessionKey)
+	return nil
+}
+
+// sendReply sends rec's reply, message by message from the first one not
+// yet delivered (recording each but the last), and runs the
+// message_sent hooks when it all went out. A reply the channel refuses
+// for good is logged and given up (it stays in the transcript).
+func (p *Processor) sendReply(ctx context.Context, m inbound.Message, rec receipt.Receipt) error {
+	sender, ok := p.Senders[rec.Delivery.Channel]
+	if !ok {
+		p.log().WarnContext(ctx, "no sender for channel; reply kept in transcript only", "channel", rec.Delivery.Channel, "message", m.ID)
+		return nil
+	}
+	msgs := sender.Render(rec.Reply)
+	for i := rec.Sent; i < len(msgs); i++ {
+		if err := delivery.Post(ctx, sender, rec.Delivery, i, msgs[i]); err != nil {
+			if !delivery.Undeliverable(err) {
+				return fmt.Errorf("send reply %d/%d for %s: %w", i+1, len(msgs), m.ID, err)
+			}
+			// The channel refused this reply for good (bot blocked, chat
+			// gone, bad request): retrying would hold the session's queue
+			// group for nothing. The reply stays in the transcript.
+			p.log().ErrorContext(ctx, "reply not deliverable; giving up", "message", m.ID, "session", m.SessionKey,
+				"part", i+1, "parts", len(msgs), "err", err)
+			return nil
+		}
+		// The last message is recorded by Finish; a one-message reply
+		// costs no extra write.
+		if i < len(msgs)-1 {
+			if err := p.Store.Progress(ctx, m.SessionKey, m.ID, i+1); err != nil {
+				return fmt.Errorf("record reply progress for %s: %w", m.ID, err)
+			}
+		}
+	}
+	o := Outgoing{SessionKey: m.SessionKey, MessageID: m.ID, Channel: rec.Delivery.Channel, To: rec.Delivery.To, Text: rec.Reply}
+	for _, h := range p.Hooks.MessageSent {
+		h(ctx, o)
+	}
 	return nil
 }
 

@@ -28,7 +28,8 @@ func (p *Processor) dropStopped(ctx context.Context, m inbound.Message, s *stopm
 			return fmt.Errorf("count a message dropped by %s: %w", s.MessageID, err)
 		}
 	}
-	return nil
+	// A dropped Discord /ask says so instead of "thinking…" forever.
+	return p.postDeferral(ctx, m, handleOf(m), deferralStopped)
 }
 
 // interrupt returns the loop's check for a pending /stop of the turn's
