@@ -5,7 +5,9 @@ import (
 	"fmt"
 
 	"github.com/zero-gateway/zero/shared/fault"
+	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/run"
+	"github.com/zero-gateway/zero/shared/sessionstate"
 	"github.com/zero-gateway/zero/shared/stopmark"
 	"github.com/zero-gateway/zero/shared/subagent"
 )
@@ -43,9 +45,13 @@ func (p *Processor) stopSubagents(ctx context.Context, t *turnState) (int, error
 	if snap.Context == nil {
 		return 0, nil
 	}
+	msgs, err := p.wholeContext(ctx, *snap.Context)
+	if err != nil {
+		return 0, err
+	}
 	mark := stopmark.Mark{MessageID: t.msg.ID, At: p.Now().UnixMilli(), Pending: true}
 	n := 0
-	for _, c := range subagent.Spawned(snap.Context.Messages) {
+	for _, c := range subagent.Spawned(msgs) {
 		running, err := p.subagentRunning(ctx, c)
 		if err != nil {
 			return 0, err
@@ -92,4 +98,24 @@ func withSubagentsStopped(reply string, n int) string {
 		return fmt.Sprintf("⏹️ Stopped. %d sub-agent(s) stopped.", n)
 	}
 	return fmt.Sprintf("%s %d sub-agent(s) stopped.", reply, n)
+}
+
+// wholeContext is every message of a stored context: its base object's
+// and its inline tail (a context past its inline budget keeps its older
+// messages, and so older spawns, in the base). A base gone missing reads
+// as the tail alone: the spawns it held are not found, as after a
+// compaction.
+func (p *Processor) wholeContext(ctx context.Context, c sessionstate.ModelContext) ([]model.Message, error) {
+	split := splitOf(c)
+	if split.Base == "" || p.Contexts == nil {
+		return c.Messages, nil
+	}
+	msgs, err := p.Contexts.Expand(ctx, split)
+	if fault.Is(err, fault.NotFound) {
+		return c.Messages, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the context of %s: %w", c.SessionID, err)
+	}
+	return msgs, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/zero-gateway/zero/shared/contextstore"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/model"
@@ -17,6 +18,7 @@ import (
 	"github.com/zero-gateway/zero/shared/run/runtest"
 	"github.com/zero-gateway/zero/shared/session"
 	"github.com/zero-gateway/zero/shared/stopmark"
+	"github.com/zero-gateway/zero/shared/transcript/transcripttest"
 )
 
 // spawnRig is a send rig on zero.json doc with an outbox, after one spawn
@@ -154,9 +156,12 @@ func TestStopStopsSubagents(t *testing.T) {
 		statuses []string // the spawned runs' statuses; "" not started
 		want     string
 		marked   []bool
+		folded   bool // the context is past its inline budget: the spawns are in its base object
 	}{
 		{name: "one running, one queued, one done", statuses: []string{run.StatusRunning, "", run.StatusOK},
 			want: "⏹️ Stopped. 2 sub-agent(s) stopped.", marked: []bool{true, true, false}},
+		{name: "spawns folded into the context's base object are found", statuses: []string{run.StatusRunning, ""}, folded: true,
+			want: "⏹️ Stopped. 2 sub-agent(s) stopped.", marked: []bool{true, true}},
 		{name: "all done", statuses: []string{run.StatusOK, run.StatusAborted},
 			want: "Nothing was running.", marked: []bool{false, false}},
 	}
@@ -165,6 +170,9 @@ func TestStopStopsSubagents(t *testing.T) {
 			r, q := sendRig(t, sessionsConfig)
 			runs := runtest.NewMemStore()
 			r.proc.Runs = runs
+			if tc.folded {
+				r.proc.Contexts = contextstore.New(transcripttest.NewMemBucket()).WithInline(64)
+			}
 			var calls []model.Response
 			for i := range tc.statuses {
 				calls = append(calls, model.Response{StopReason: model.StopToolUse, ToolCalls: []model.ToolCall{{ID: "c" + string(rune('a'+i)), Name: "sessions_spawn", Arguments: `{"task": "t"}`}}})
