@@ -80,12 +80,14 @@ func TestDefaults(t *testing.T) {
 
 func TestDevJSON(t *testing.T) {
 	c := mustParse(t, DevJSON)
-	if !c.Admits("telegram", "12345") || !c.IsOwner("telegram", "telegram:12345") {
-		t.Fatal("DevJSON must admit everyone on telegram as an owner")
+	for _, channel := range []string{"telegram", "discord"} {
+		if !c.Admits(channel, "12345") || !c.IsOwner(channel, channel+":12345") {
+			t.Fatalf("DevJSON must admit everyone on %s as an owner", channel)
+		}
 	}
 	// The one warning is the truth about a config that admits everyone
 	// with dmScope main: every local tester shares one conversation.
-	if w := c.Warnings(); len(w) != 1 || !strings.HasPrefix(w[0], `session.dmScope: "main" while channels.telegram.allowFrom admits anyone`) {
+	if w := c.Warnings(); len(w) != 1 || !strings.HasPrefix(w[0], `session.dmScope: "main" while channels.discord.allowFrom and channels.telegram.allowFrom admits anyone`) {
 		t.Fatalf("DevJSON warnings: %q", w)
 	}
 }
