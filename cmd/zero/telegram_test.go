@@ -31,17 +31,17 @@ var (
 	dropTrue       = true
 )
 
-// fakeTelegram is a Bot API that takes setWebhook for testBotToken and
+// fakeSetWebhook is a Bot API that takes only setWebhook for testBotToken and
 // answers with answer (status, body).
-type fakeTelegram struct {
+type fakeSetWebhook struct {
 	server   *httptest.Server
 	mu       sync.Mutex
 	requests []setWebhookRequest
 }
 
-func newFakeTelegram(t *testing.T, status int, body string) *fakeTelegram {
+func newFakeSetWebhook(t *testing.T, status int, body string) *fakeSetWebhook {
 	t.Helper()
-	f := &fakeTelegram{}
+	f := &fakeSetWebhook{}
 	f.server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			t.Errorf("fake telegram: method %s", r.Method)
@@ -143,7 +143,7 @@ func TestSetWebhook(t *testing.T) {
 			if status == 0 {
 				status, body = 200, ok
 			}
-			tg := newFakeTelegram(t, status, body)
+			tg := newFakeSetWebhook(t, status, body)
 			args := append([]string{"telegram", "set-webhook", "--api", tg.server.URL}, tt.args...)
 			stdout, stderr, err := runCLI(t, args...)
 			checkErr(t, err, tt.wantErr)

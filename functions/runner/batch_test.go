@@ -43,7 +43,7 @@ func TestBatchOfSessionsOnRealStores(t *testing.T) {
 		t.Fatalf("failures %+v", resp.BatchItemFailures)
 	}
 	got := map[string][]string{}
-	for _, text := range tg.texts {
+	for _, text := range tg.Texts() {
 		for _, s := range sessions {
 			if slices.Contains(want[s.SessionKey], text) {
 				got[s.SessionKey] = append(got[s.SessionKey], text)

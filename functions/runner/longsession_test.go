@@ -131,8 +131,8 @@ func TestLongSessionCost(t *testing.T) {
 	if len(llm.refused) > 0 {
 		t.Fatalf("the model refused %d requests: %v", len(llm.refused), llm.refused)
 	}
-	if len(tg.texts) != turns {
-		t.Fatalf("Telegram got %d replies; want %d", len(tg.texts), turns)
+	if len(tg.Texts()) != turns {
+		t.Fatalf("Telegram got %d replies; want %d", len(tg.Texts()), turns)
 	}
 	for _, n := range report {
 		c := costs[n]

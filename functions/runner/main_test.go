@@ -29,6 +29,7 @@ import (
 	"github.com/zero-gateway/zero/shared/secret"
 	"github.com/zero-gateway/zero/shared/sqsqueue"
 	"github.com/zero-gateway/zero/shared/ssmparam"
+	"github.com/zero-gateway/zero/shared/telegram/telegramtest"
 	"github.com/zero-gateway/zero/shared/turn/turntest"
 )
 
@@ -61,44 +62,21 @@ func TestMain(m *testing.M) {
 	}))
 }
 
-// fakeTelegram records the texts posted to sendMessage.
-type fakeTelegram struct {
-	mu    sync.Mutex
-	texts []string
-}
-
-func (f *fakeTelegram) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	var body struct {
-		ChatID int64  `json:"chat_id"`
-		Text   string `json:"text"`
-	}
-	if r.URL.Path != "/bot1:t/sendMessage" || json.NewDecoder(r.Body).Decode(&body) != nil || body.ChatID != 7 {
-		http.Error(w, `{"ok":false,"error_code":400,"description":"Bad Request"}`, http.StatusBadRequest)
-		return
-	}
-	f.mu.Lock()
-	f.texts = append(f.texts, body.Text)
-	f.mu.Unlock()
-	fmt.Fprint(w, `{"ok":true,"result":{"message_id":1,"date":1,"chat":{"id":7,"type":"private"}}}`)
-}
-
 // newRunner wires the runner as main does, on the provisioned resources.
-func newRunner(t *testing.T, model string, extraEnv map[string]string) (*turntest.CrashStore, func(inbound.Message, int) events.SQSEventResponse, *fakeTelegram) {
+func newRunner(t *testing.T, model string, extraEnv map[string]string) (*turntest.CrashStore, func(inbound.Message, int) events.SQSEventResponse, *telegramtest.Server) {
 	t.Helper()
 	return newCountedRunner(t, model, extraEnv, nil)
 }
 
 // newCountedRunner is newRunner whose AWS calls (and their bytes) are
 // counted on calls.
-func newCountedRunner(t *testing.T, model string, extraEnv map[string]string, calls *awsconfig.Counter) (*turntest.CrashStore, func(inbound.Message, int) events.SQSEventResponse, *fakeTelegram) {
+func newCountedRunner(t *testing.T, model string, extraEnv map[string]string, calls *awsconfig.Counter) (*turntest.CrashStore, func(inbound.Message, int) events.SQSEventResponse, *telegramtest.Server) {
 	t.Helper()
-	tg := &fakeTelegram{}
-	srv := httptest.NewServer(tg)
-	t.Cleanup(srv.Close)
+	tg := telegramtest.New(t, "1:t")
 	values := map[string]string{secret.TelegramBotToken.Name: "1:t"}
 	env := map[string]string{
 		"ZERO_TABLE": resources.Tables["SessionTable"].Name, "ZERO_BUCKET": resources.Buckets["TranscriptBucket"].Name,
-		"TELEGRAM_API_BASE_URL": srv.URL, "ZERO_MODEL": model,
+		"TELEGRAM_API_BASE_URL": tg.URL, "ZERO_MODEL": model,
 		// The template's config parameter, as provisioned: "{}" (defaults).
 		"ZERO_CONFIG_PARAMETER": resources.ConfigParameter,
 	}
@@ -200,8 +178,8 @@ func TestRunnerRetriesOnRealStores(t *testing.T) {
 			if resp := deliver(m, 1); len(resp.BatchItemFailures) != 0 {
 				t.Fatalf("replay failed: %+v", resp)
 			}
-			if len(tg.texts) != tc.wantSends || tg.texts[0] != "echo: "+m.Text {
-				t.Fatalf("Telegram got %q; want %d × the echo reply", tg.texts, tc.wantSends)
+			if len(tg.Texts()) != tc.wantSends || tg.Texts()[0] != "echo: "+m.Text {
+				t.Fatalf("Telegram got %q; want %d × the echo reply", tg.Texts(), tc.wantSends)
 			}
 			added := 0
 			for line, n := range transcriptLines(t) {
@@ -241,8 +219,8 @@ func TestRunnerOpenAIModel(t *testing.T) {
 	if resp := deliver(m, 1); len(resp.BatchItemFailures) != 0 {
 		t.Fatalf("turn failed: %+v", resp)
 	}
-	if len(tg.texts) != 1 || tg.texts[0] != "Hi from the model" {
-		t.Fatalf("Telegram got %q; want the model's answer", tg.texts)
+	if len(tg.Texts()) != 1 || tg.Texts()[0] != "Hi from the model" {
+		t.Fatalf("Telegram got %q; want the model's answer", tg.Texts())
 	}
 	if got.Model != "test-model" || len(got.Messages) != 2 || got.Messages[0].Role != "system" || got.Messages[1].Content != "hi model" {
 		t.Fatalf("model request = %+v; want test-model with the system prompt and the message", got)
@@ -270,8 +248,8 @@ func TestRunnerFollowsConfigParameter(t *testing.T) {
 	if resp := deliver(m, 1); len(resp.BatchItemFailures) != 0 {
 		t.Fatalf("turn failed: %+v", resp)
 	}
-	if len(tg.texts) != 0 {
-		t.Fatalf("Telegram got %q; the send policy denies delivery", tg.texts)
+	if len(tg.Texts()) != 0 {
+		t.Fatalf("Telegram got %q; the send policy denies delivery", tg.Texts())
 	}
 	recorded := 0
 	for line := range transcriptLines(t) {
@@ -287,8 +265,8 @@ func TestRunnerFollowsConfigParameter(t *testing.T) {
 	if resp := deliver(status, 1); len(resp.BatchItemFailures) != 0 {
 		t.Fatalf("/status failed: %+v", resp)
 	}
-	if len(tg.texts) != 1 || !strings.Contains(tg.texts[0], "Sending: off (from config)") {
-		t.Fatalf("Telegram got %q; want the /status answer reporting sending off", tg.texts)
+	if len(tg.Texts()) != 1 || !strings.Contains(tg.Texts()[0], "Sending: off (from config)") {
+		t.Fatalf("Telegram got %q; want the /status answer reporting sending off", tg.Texts())
 	}
 }
 
@@ -379,8 +357,8 @@ func TestSampleEvent(t *testing.T) {
 	if resp := app.consumer.Consume(context.Background(), ev); len(resp.BatchItemFailures) != 0 {
 		t.Fatalf("sample event failed: %+v", resp)
 	}
-	if len(tg.texts) != 1 || tg.texts[0] != "echo: Hello, ZERO!" {
-		t.Fatalf("Telegram got %q; want the echo reply", tg.texts)
+	if len(tg.Texts()) != 1 || tg.Texts()[0] != "echo: Hello, ZERO!" {
+		t.Fatalf("Telegram got %q; want the echo reply", tg.Texts())
 	}
 }
 
@@ -399,8 +377,7 @@ func TestRunnerSecretsReadOnceAndRotated(t *testing.T) {
 		fmt.Fprint(w, `{"id":"c1","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`)
 	}))
 	defer llm.Close()
-	tg := httptest.NewServer(&fakeTelegram{})
-	defer tg.Close()
+	tg := telegramtest.New(t, "1:t")
 	env := secretsEnv(t, map[string]string{secret.TelegramBotToken.Name: "1:t", secret.OpenAIAPIKey.Name: "sk-old"})
 	for k, v := range env {
 		t.Setenv(k, v)

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/zero-gateway/zero/shared/telegram/telegramtest"
 )
 
 // a2aModel is an OpenAI-compatible Chat Completions server whose answers
@@ -145,16 +147,16 @@ func (m *a2aModel) answer(req chatRequest) (string, string) {
 const a2aConfig = `{session: {dmScope: "per-channel-peer"}, channels: {telegram: {allowFrom: ["*"], owners: ["*"]}}}`
 
 // a2aStack is a local stack with the a2a model and zero.json config.
-func a2aStack(t *testing.T, slow time.Duration, config string) (*Stack, *fakeTelegram) {
+func a2aStack(t *testing.T, slow time.Duration, config string) (*Stack, *telegramtest.Server) {
 	st, tg, _ := a2aStackLogged(t, slow, config)
 	return st, tg
 }
 
 // a2aStackLogged is a2aStack with the functions' invocation log.
-func a2aStackLogged(t *testing.T, slow time.Duration, config string) (*Stack, *fakeTelegram, *invocationLog) {
+func a2aStackLogged(t *testing.T, slow time.Duration, config string) (*Stack, *telegramtest.Server, *invocationLog) {
 	need(t, "AWS emulator", emuErr)
 	needRIE(t)
-	tg := newFakeTelegram(t, e2eToken)
+	tg := telegramtest.New(t, e2eToken)
 	m := newA2AModel(t, slow)
 	logs := &invocationLog{}
 	st := startStack(t, Options{
@@ -186,7 +188,7 @@ func chatSay(t *testing.T, st *Stack, id int, chat int64, text string) {
 
 // sentTo waits until chat got a message containing want and returns how
 // many of its messages contain want.
-func sentTo(t *testing.T, tg *fakeTelegram, chat int64, want string) int {
+func sentTo(t *testing.T, tg *telegramtest.Server, chat int64, want string) int {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
@@ -195,7 +197,7 @@ func sentTo(t *testing.T, tg *fakeTelegram, chat int64, want string) int {
 		}
 		if time.Now().After(deadline) {
 			var got []string
-			for _, m := range tg.messages() {
+			for _, m := range tg.Messages() {
 				if m.ChatID.String() == fmt.Sprint(chat) {
 					got = append(got, m.Text)
 				}
@@ -206,9 +208,9 @@ func sentTo(t *testing.T, tg *fakeTelegram, chat int64, want string) int {
 	}
 }
 
-func countSent(tg *fakeTelegram, chat int64, want string) int {
+func countSent(tg *telegramtest.Server, chat int64, want string) int {
 	n := 0
-	for _, m := range tg.messages() {
+	for _, m := range tg.Messages() {
 		if m.ChatID.String() == fmt.Sprint(chat) && strings.Contains(m.Text, want) {
 			n++
 		}
@@ -258,12 +260,12 @@ func TestSessionsSendEndToEnd(t *testing.T) {
 	})
 
 	t.Run("fire and forget, ANNOUNCE_SKIP is silent", func(t *testing.T) {
-		before := len(tg.messages())
+		before := len(tg.Messages())
 		chatSay(t, st, 4, a, sendArgs(dmKey(b), "quietly note this", 0))
 		sentTo(t, tg, a, "tool said: status=accepted")
 		waitUntil(t, func() bool { return strings.Contains(historyText(t, st, dmKey(b)), "ANNOUNCE_SKIP") })
 		time.Sleep(2 * time.Second)
-		for _, m := range tg.messages()[before:] {
+		for _, m := range tg.Messages()[before:] {
 			if m.ChatID.String() == fmt.Sprint(b) {
 				t.Errorf("chat %d got %q; want silence", b, m.Text)
 			}
@@ -277,9 +279,7 @@ func TestSessionsSendEndToEnd(t *testing.T) {
 	})
 
 	t.Run("a failed round and a failed announce delivery: one announce", func(t *testing.T) {
-		tg.mu.Lock()
-		tg.failOnce = "announce: flaky"
-		tg.mu.Unlock()
+		tg.SetFailOnce("announce: flaky")
 		chatSay(t, st, 8, a, sendArgs(dmKey(b), "flaky request", 0))
 		sentTo(t, tg, b, "announce: flaky request")
 		time.Sleep(2 * time.Second)
@@ -292,9 +292,7 @@ func TestSessionsSendEndToEnd(t *testing.T) {
 	})
 
 	t.Run("a dead announce is re-queued by outbox.retry", func(t *testing.T) {
-		tg.mu.Lock()
-		tg.refuseOnce = "announce: refused"
-		tg.mu.Unlock()
+		tg.SetRefuseOnce("announce: refused")
 		chatSay(t, st, 9, a, sendArgs(dmKey(b), "refused once", 0))
 		var id string
 		waitUntil(t, func() bool {
@@ -325,14 +323,14 @@ func TestSessionsSendEndToEnd(t *testing.T) {
 	})
 
 	t.Run("two sessions send to each other at once", func(t *testing.T) {
-		start, before := time.Now(), len(tg.messages())
+		start, before := time.Now(), len(tg.Messages())
 		chatSay(t, st, 6, a, sendArgs(dmKey(b), "ping from a", 5))
 		chatSay(t, st, 7, b, sendArgs(dmKey(a), "ping from b", 5))
 		sentTo(t, tg, b, "announce: ping from a")
 		sentTo(t, tg, a, "announce: ping from b")
 		for _, chat := range []int64{a, b} {
 			n := 0
-			for _, m := range tg.messages()[before:] {
+			for _, m := range tg.Messages()[before:] {
 				if m.ChatID.String() == fmt.Sprint(chat) && strings.HasPrefix(m.Text, "tool said: status=") {
 					n++
 				}
@@ -377,7 +375,7 @@ func TestSessionsSpawnEndToEnd(t *testing.T) {
 		chatSay(t, st, 2, a, `spawn {"task": "count the errors", "label": "errs"}`)
 		sentTo(t, tg, a, "tool said: status=accepted")
 		sentTo(t, tg, a, "Result: reply to: count the errors")
-		for _, m := range tg.messages() {
+		for _, m := range tg.Messages() {
 			if strings.Contains(m.Text, "Result: reply to: count the errors") {
 				for _, want := range []string{"Status: ok", "Stats: runtime", "tokens 10 in / 3 out / 13 total", "agent:main:subagent:", "ZERO infra"} {
 					if !strings.Contains(m.Text, want) {
@@ -400,7 +398,7 @@ func TestSessionsSpawnEndToEnd(t *testing.T) {
 		chatSay(t, st, 4, a, `spawn {"task": "tidy up", "cleanup": "delete"}`)
 		sentTo(t, tg, a, "Result: reply to: tidy up")
 		var child string
-		for _, m := range tg.messages() {
+		for _, m := range tg.Messages() {
 			if _, rest, ok := strings.Cut(m.Text, "child="); ok && strings.Contains(m.Text, "status=accepted") {
 				child = strings.Fields(rest)[0]
 			}

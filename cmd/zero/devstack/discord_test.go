@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/zero-gateway/zero/cmd/zero/devstack/iampolicy"
+	"github.com/zero-gateway/zero/shared/telegram/telegramtest"
 )
 
 // fakeDiscordAPI records the interaction webhook calls the runner makes.
@@ -75,7 +76,7 @@ func (f *fakeDiscordAPI) wait(t *testing.T, n int) []discordCall {
 func TestDiscordEndToEnd(t *testing.T) {
 	need(t, "AWS emulator", emuErr)
 	needRIE(t)
-	tg := newFakeTelegram(t, e2eToken)
+	tg := telegramtest.New(t, e2eToken)
 	api := newFakeDiscordAPI(t)
 	_, priv, _ := ed25519.GenerateKey(nil)
 	_, otherKey, _ := ed25519.GenerateKey(nil)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,97 +24,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
 	"github.com/zero-gateway/zero/shared/ssmparam"
+	"github.com/zero-gateway/zero/shared/telegram/telegramtest"
 	"github.com/zero-gateway/zero/shared/workspace"
 )
-
-// fakeTelegram is a Bot API server that records sendMessage calls and
-// checks they are well formed.
-type fakeTelegram struct {
-	*httptest.Server
-	t     *testing.T
-	token string
-	mu    sync.Mutex
-	sent  []sendMessage
-	// failOnce, when set, answers 500 once to each sendMessage whose text
-	// contains it (a Telegram outage at that moment).
-	failOnce string
-	failed   map[string]bool
-	// refuseOnce, when set, answers 400 "chat not found" once to each
-	// sendMessage whose text contains it (a refusal for good: an outbox
-	// item goes dead at once).
-	refuseOnce string
-}
-
-type sendMessage struct {
-	ChatID    json.Number `json:"chat_id"`
-	Text      string      `json:"text"`
-	ParseMode string      `json:"parse_mode"`
-}
-
-func newFakeTelegram(t *testing.T, token string) *fakeTelegram {
-	f := &fakeTelegram{t: t, token: token}
-	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || r.URL.Path != "/bot"+token+"/sendMessage" {
-			t.Errorf("fake Telegram: unexpected %s %s", r.Method, r.URL.Path)
-			http.Error(w, `{"ok":false,"error_code":404,"description":"Not Found"}`, http.StatusNotFound)
-			return
-		}
-		var m sendMessage
-		dec := json.NewDecoder(r.Body)
-		dec.UseNumber()
-		if err := dec.Decode(&m); err != nil || m.ChatID == "" || m.Text == "" || len([]rune(m.Text)) > 4096 {
-			t.Errorf("fake Telegram: bad sendMessage body (%v): %+v", err, m)
-			http.Error(w, `{"ok":false,"error_code":400,"description":"Bad Request"}`, http.StatusBadRequest)
-			return
-		}
-		f.mu.Lock()
-		for _, fail := range []struct {
-			match, body string
-			status      int
-		}{
-			{f.failOnce, `{"ok":false,"error_code":500,"description":"Internal Server Error"}`, http.StatusInternalServerError},
-			{f.refuseOnce, `{"ok":false,"error_code":400,"description":"Bad Request: chat not found"}`, http.StatusBadRequest},
-		} {
-			if fail.match != "" && strings.Contains(m.Text, fail.match) && !f.failed[m.Text] {
-				if f.failed == nil {
-					f.failed = map[string]bool{}
-				}
-				f.failed[m.Text] = true
-				f.mu.Unlock()
-				http.Error(w, fail.body, fail.status)
-				return
-			}
-		}
-		f.sent = append(f.sent, m)
-		n := len(f.sent)
-		f.mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"ok":true,"result":{"message_id":%d,"date":1767225600,"chat":{"id":%s,"type":"private"},"text":%q}}`, n, m.ChatID, m.Text)
-	}))
-	t.Cleanup(f.Close)
-	return f
-}
-
-func (f *fakeTelegram) messages() []sendMessage {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]sendMessage(nil), f.sent...)
-}
-
-// waitSent waits until n messages were sent.
-func (f *fakeTelegram) waitSent(t *testing.T, n int) []sendMessage {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		if got := f.messages(); len(got) >= n {
-			return got
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("fake Telegram got %d sendMessage calls; want %d", len(f.messages()), n)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
 
 // invocationLog collects the functions' "done" log lines, which carry the
 // AWS calls each invocation made (counted by an SDK middleware).
@@ -183,10 +94,10 @@ const (
 // e2eStack starts the whole local stack from template.yaml with the real
 // bootstraps, a fake Telegram and the offline model.
 // configTTL 0 means the local default (DefaultConfigTTL).
-func e2eStack(t *testing.T, quiet bool, configTTL time.Duration) (*Stack, *fakeTelegram, *invocationLog) {
+func e2eStack(t *testing.T, quiet bool, configTTL time.Duration) (*Stack, *telegramtest.Server, *invocationLog) {
 	need(t, "AWS emulator", emuErr)
 	needRIE(t)
-	tg := newFakeTelegram(t, e2eToken)
+	tg := telegramtest.New(t, e2eToken)
 	logs := &invocationLog{t: t}
 	if quiet {
 		logs.t = nil
@@ -289,7 +200,7 @@ func TestEndToEndTelegram(t *testing.T) {
 	if got := postUpdate(t, st, e2eSecret, update(t, 1000, "Hello, ZERO!")); got != http.StatusOK {
 		t.Fatalf("POST update: status %d; want 200", got)
 	}
-	sent := tg.waitSent(t, 1)
+	sent := tg.WaitSent(t, 1)
 	if sent[0].ChatID != "123456789" || sent[0].Text != "echo: Hello, ZERO!" {
 		t.Fatalf("sendMessage = %+v; want the echo reply to chat 123456789", sent[0])
 	}
@@ -359,8 +270,8 @@ func TestEndToEndTelegram(t *testing.T) {
 	}
 	// Both are in the session's FIFO group, so a repeated reply to the
 	// replay would be sent before the reply to "second".
-	tg.waitSent(t, 2)
-	if sent = tg.messages(); len(sent) != 2 || sent[1].Text != "echo: second" {
+	tg.WaitSent(t, 2)
+	if sent = tg.Messages(); len(sent) != 2 || sent[1].Text != "echo: second" {
 		t.Fatalf("sendMessage calls = %+v; want exactly the first reply and \"echo: second\"", sent)
 	}
 }
@@ -418,7 +329,7 @@ func TestTurnAWSCalls(t *testing.T) {
 			t.Fatalf("turn %d: status %d", i, got)
 		}
 		// One turn at a time, so every runner batch holds one record.
-		tg.waitSent(t, i)
+		tg.WaitSent(t, i)
 	}
 	batches, requests := logs.snapshot()
 	waitUntil(t, func() bool { batches, requests = logs.snapshot(); return len(batches) >= turns })

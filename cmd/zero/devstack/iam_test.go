@@ -21,6 +21,7 @@ import (
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/zero-gateway/zero/cmd/zero/devstack/iampolicy"
+	"github.com/zero-gateway/zero/shared/telegram/telegramtest"
 )
 
 // toolModel is an OpenAI-compatible model that, asked about "the other
@@ -100,7 +101,7 @@ func TestIAMEnforcedLocally(t *testing.T) {
 	need(t, "AWS emulator", emuErr)
 	needRIE(t)
 	t.Parallel()
-	tg := newFakeTelegram(t, e2eToken)
+	tg := telegramtest.New(t, e2eToken)
 	model := newToolModel(t)
 	st := startStack(t, Options{
 		Template: translatedTemplate(t),
@@ -126,21 +127,21 @@ func TestIAMEnforcedLocally(t *testing.T) {
 	if code := postUpdate(t, st, e2eSecret, chatUpdate(t, 1, 111, "hello")); code != http.StatusOK {
 		t.Fatalf("webhook = %d, want 200", code)
 	}
-	tg.waitSent(t, 1)
+	tg.WaitSent(t, 1)
 	model.mu.Lock()
 	model.target = sessionIDOf(t, st, "111")
 	model.mu.Unlock()
 	if code := postUpdate(t, st, e2eSecret, chatUpdate(t, 2, 222, "how is the other session?")); code != http.StatusOK {
 		t.Fatalf("webhook = %d, want 200", code)
 	}
-	if got := tg.waitSent(t, 2)[1].Text; got != "done" {
+	if got := tg.WaitSent(t, 2)[1].Text; got != "done" {
 		t.Errorf("tool turn reply = %q, want done", got)
 	}
 
 	if code := postUpdate(t, st, e2eSecret, chatUpdate(t, 3, 333, "write a note")); code != http.StatusOK {
 		t.Fatalf("webhook = %d, want 200", code)
 	}
-	if got := tg.waitSent(t, 3)[2].Text; got != "done" {
+	if got := tg.WaitSent(t, 3)[2].Text; got != "done" {
 		t.Errorf("write turn reply = %q, want done", got)
 	}
 

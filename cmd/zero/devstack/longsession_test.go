@@ -17,6 +17,7 @@ import (
 
 	"github.com/zero-gateway/zero/shared/contextstore"
 	"github.com/zero-gateway/zero/shared/model/modeltest"
+	"github.com/zero-gateway/zero/shared/telegram/telegramtest"
 )
 
 // longModel is an OpenAI-compatible Chat Completions server for a long
@@ -186,7 +187,7 @@ func TestLongConversation(t *testing.T) {
 	need(t, "AWS emulator", emuErr)
 	needRIE(t)
 	t.Parallel()
-	tg := newFakeTelegram(t, e2eToken)
+	tg := telegramtest.New(t, e2eToken)
 	m := newLongModel(t)
 	logs := &flushLog{}
 	const baseConfig = `{channels: {telegram: {allowFrom: ["*"], owners: ["*"]}}`
@@ -264,7 +265,7 @@ func TestLongConversation(t *testing.T) {
 
 // waitCount waits until chat got the reply want; for a tool turn (tool),
 // until it got toolReplies replies after a tool.
-func waitCount(t *testing.T, tg *fakeTelegram, chat int64, want string, toolReplies int, tool bool) {
+func waitCount(t *testing.T, tg *telegramtest.Server, chat int64, want string, toolReplies int, tool bool) {
 	t.Helper()
 	if !tool {
 		sentTo(t, tg, chat, want)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/zero-gateway/zero/shared/run"
+	"github.com/zero-gateway/zero/shared/telegram/telegramtest"
 )
 
 // reachModel is a scripted Chat Completions server: a message holding
@@ -80,7 +81,7 @@ func TestToolReach(t *testing.T) {
 	need(t, "AWS emulator", emuErr)
 	needRIE(t)
 	t.Parallel()
-	tg := newFakeTelegram(t, e2eToken)
+	tg := telegramtest.New(t, e2eToken)
 	m := newReachModel(t)
 	st := startStack(t, Options{
 		Template: translatedTemplate(t),

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/zero-gateway/zero/shared/telegram/telegramtest"
 )
 
 // browserPath finds Chromium (installed by `make deps`).
@@ -323,7 +324,7 @@ func (c *capture) String() string {
 func webuiStack(t *testing.T, logs *capture) *Stack {
 	need(t, "AWS emulator", emuErr)
 	needRIE(t)
-	tg := newFakeTelegram(t, e2eToken)
+	tg := telegramtest.New(t, e2eToken)
 	m := newA2AModel(t, 0)
 	return startStack(t, Options{
 		Template: translatedTemplate(t),
