@@ -271,9 +271,22 @@ func (p *page) addJob(name, kind, at string) {
 		chromedp.SetValue(chromedp.ID("cron-name"), name), chromedp.SetValue(chromedp.ID("cron-kind"), kind),
 		chromedp.SetValue(chromedp.ID("cron-message"), "cron says hi")}
 	if at != "" {
-		steps = append(steps, chromedp.SetValue(chromedp.ID("cron-at"), at))
+		steps = append(steps, chromedp.WaitVisible(chromedp.ID("cron-at")), chromedp.SetValue(chromedp.ID("cron-at"), at))
 	}
-	p.run("add "+name, append(steps, chromedp.Click(chromedp.ID("cron-save")))...)
+	steps = append(steps, chromedp.Click(chromedp.ID("cron-save")))
+	// The form re-renders as its kind changes: a node found a moment
+	// before may be gone when its value is set ("could not set value on
+	// node"). Filling it again is harmless; the page is only slow.
+	var err error
+	for try := 0; try < 3; try++ {
+		if err = chromedp.Do(p.ctx, steps...); err == nil {
+			break
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	if err != nil {
+		p.t.Fatalf("add %s: %v", name, err)
+	}
 	p.waitText("#cron-jobs", name, 20*time.Second)
 }
 
