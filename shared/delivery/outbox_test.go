@@ -3,14 +3,13 @@ package delivery_test
 import (
 	"context"
 	"errors"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/zero-gateway/zero/shared/delivery"
+	"github.com/zero-gateway/zero/shared/delivery/deliverytest"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/outbox"
@@ -18,51 +17,11 @@ import (
 	"github.com/zero-gateway/zero/shared/session"
 )
 
-type sent struct {
-	to   session.DeliveryContext
-	text string
-}
-
-// recordingSender records what it posts; it renders one message per
-// reply, or one per word when words is set.
-type recordingSender struct {
-	mu      sync.Mutex
-	sent    []sent
-	failFor int   // fail this many calls before succeeding
-	failAt  int   // fail once when posting message number failAt (1-based, counting successful posts)
-	refuse  error // fail every post with this error
-	words   bool
-}
-
-func (s *recordingSender) Render(text string) []string {
-	if s.words {
-		return strings.Fields(text)
-	}
-	return []string{text}
-}
-
-func (s *recordingSender) Post(_ context.Context, to session.DeliveryContext, text string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.refuse != nil {
-		return s.refuse
-	}
-	if s.failFor > 0 {
-		s.failFor--
-		return fault.New(fault.Unavailable, "telegram is down")
-	}
-	if s.failAt > 0 && len(s.sent)+1 == s.failAt {
-		s.failAt = 0
-		return fault.New(fault.Unavailable, "telegram is down")
-	}
-	s.sent = append(s.sent, sent{to, text})
-	return nil
-}
-
-func (s *recordingSender) posts() []string {
+// posts are the texts s posted, in order.
+func posts(s *deliverytest.Sender) []string {
 	var out []string
-	for _, p := range s.sent {
-		out = append(out, p.text)
+	for _, p := range s.Sent {
+		out = append(out, p.Text)
 	}
 	return out
 }
@@ -85,7 +44,7 @@ func deliverMsg(id string) inbound.Message {
 
 // outboxRig is an Outbox on a memory store holding item "a" (three words
 // to Telegram chat 7) with a recording Telegram sender.
-func outboxRig(t *testing.T) (delivery.Outbox, *outboxtest.MemStore, *recordingSender) {
+func outboxRig(t *testing.T) (delivery.Outbox, *outboxtest.MemStore, *deliverytest.Sender) {
 	t.Helper()
 	o := &outboxtest.MemStore{}
 	item := outbox.Item{ID: "a", Kind: outbox.KindSubagent, SessionKey: "agent:main:subagent:a",
@@ -93,7 +52,7 @@ func outboxRig(t *testing.T) (delivery.Outbox, *outboxtest.MemStore, *recordingS
 	if err := o.Put(context.Background(), item); err != nil {
 		t.Fatal(err)
 	}
-	s := &recordingSender{}
+	s := &deliverytest.Sender{}
 	clock := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	return delivery.Outbox{Store: o, Senders: map[string]delivery.Sender{"telegram": s}, Now: func() time.Time { return clock }}, o, s
 }
@@ -101,7 +60,7 @@ func outboxRig(t *testing.T) (delivery.Outbox, *outboxtest.MemStore, *recordingS
 func TestDeliverOutbox(t *testing.T) {
 	tests := []struct {
 		name      string
-		setup     func(o *delivery.Outbox, s *recordingSender)
+		setup     func(o *delivery.Outbox, s *deliverytest.Sender)
 		attempts  int      // Deliver calls, attempt 1, 2, ...
 		wantErrs  []bool   // per attempt: an error returned (a retry)
 		wantPosts []string // what the channel got, in order
@@ -109,7 +68,7 @@ func TestDeliverOutbox(t *testing.T) {
 	}{
 		{
 			name:      "delivered once under replay",
-			setup:     func(_ *delivery.Outbox, s *recordingSender) { s.words = true },
+			setup:     func(_ *delivery.Outbox, s *deliverytest.Sender) { s.Words = true },
 			attempts:  3,
 			wantErrs:  []bool{false, false, false},
 			wantPosts: []string{"one", "two", "three"},
@@ -117,7 +76,7 @@ func TestDeliverOutbox(t *testing.T) {
 		},
 		{
 			name:      "resumes after a partial multi-part delivery",
-			setup:     func(_ *delivery.Outbox, s *recordingSender) { s.words, s.failAt = true, 2 },
+			setup:     func(_ *delivery.Outbox, s *deliverytest.Sender) { s.Words, s.FailAt = true, 2 },
 			attempts:  2,
 			wantErrs:  []bool{true, false},
 			wantPosts: []string{"one", "two", "three"},
@@ -125,21 +84,23 @@ func TestDeliverOutbox(t *testing.T) {
 		},
 		{
 			name:     "a retryable error leaves it pending with the error",
-			setup:    func(_ *delivery.Outbox, s *recordingSender) { s.failFor = 5 },
+			setup:    func(_ *delivery.Outbox, s *deliverytest.Sender) { s.FailFor = 5 },
 			attempts: 2,
 			wantErrs: []bool{true, true},
 			want:     outbox.Item{State: outbox.Pending, Attempts: 2, LastError: "post message 1/1: unavailable: telegram is down"},
 		},
 		{
-			name:     "undeliverable is dead at once",
-			setup:    func(_ *delivery.Outbox, s *recordingSender) { s.refuse = fault.New(fault.NotFound, "chat not found") },
+			name: "undeliverable is dead at once",
+			setup: func(_ *delivery.Outbox, s *deliverytest.Sender) {
+				s.Refuse = fault.New(fault.NotFound, "chat not found")
+			},
 			attempts: 2,
 			wantErrs: []bool{false, false},
 			want:     outbox.Item{State: outbox.Dead, Attempts: 1, LastError: "post message 1/1: not_found: chat not found"},
 		},
 		{
 			name:     "no sender for the channel is dead",
-			setup:    func(o *delivery.Outbox, _ *recordingSender) { o.Senders = nil },
+			setup:    func(o *delivery.Outbox, _ *deliverytest.Sender) { o.Senders = nil },
 			attempts: 1,
 			wantErrs: []bool{false},
 			want:     outbox.Item{State: outbox.Dead, Attempts: 1, LastError: `no sender for channel "telegram"`},
@@ -155,12 +116,12 @@ func TestDeliverOutbox(t *testing.T) {
 					t.Fatalf("attempt %d: Deliver = %v; want error %v", i+1, err, tc.wantErrs[i])
 				}
 			}
-			for _, p := range s.sent {
-				if p.to.To != "7" {
-					t.Errorf("posted to %+v; want chat 7", p.to)
+			for _, p := range s.Sent {
+				if p.To.To != "7" {
+					t.Errorf("posted to %+v; want chat 7", p.To)
 				}
 			}
-			if diff := cmp.Diff(tc.wantPosts, s.posts()); diff != "" {
+			if diff := cmp.Diff(tc.wantPosts, posts(s)); diff != "" {
 				t.Errorf("posts (-want +got):\n%s", diff)
 			}
 			got, err := o.Get(context.Background(), "a")
@@ -181,8 +142,8 @@ func TestDeliverOutboxMissingItem(t *testing.T) {
 	if err := d.Deliver(context.Background(), deliverMsg("gone"), 1); err != nil {
 		t.Fatalf("Deliver = %v; want nil", err)
 	}
-	if len(s.sent) != 0 {
-		t.Errorf("sent %v; want nothing", s.sent)
+	if len(s.Sent) != 0 {
+		t.Errorf("sent %v; want nothing", s.Sent)
 	}
 }
 
@@ -200,8 +161,8 @@ func TestDeliverWithoutOutbox(t *testing.T) {
 func TestDeliverRevivedOutboxItem(t *testing.T) {
 	ctx := context.Background()
 	d, o, s := outboxRig(t)
-	s.words = true
-	s.refuse = fault.New(fault.NotFound, "chat not found")
+	s.Words = true
+	s.Refuse = fault.New(fault.NotFound, "chat not found")
 	if err := o.Progress(ctx, "a", 1); err != nil { // "one" went out earlier
 		t.Fatal(err)
 	}
@@ -211,7 +172,7 @@ func TestDeliverRevivedOutboxItem(t *testing.T) {
 	if got, _ := o.Get(ctx, "a"); got.State != outbox.Dead || got.Sent != 1 {
 		t.Fatalf("after a refusal at message 2: %+v; want dead with 1 sent", got)
 	}
-	s.refuse = nil
+	s.Refuse = nil
 	item, err := o.Revive(ctx, "a", 100)
 	if err != nil {
 		t.Fatal(err)
@@ -225,7 +186,7 @@ func TestDeliverRevivedOutboxItem(t *testing.T) {
 			t.Fatalf("retry delivery: %v", err)
 		}
 	}
-	if diff := cmp.Diff([]string{"two", "three"}, s.posts()); diff != "" {
+	if diff := cmp.Diff([]string{"two", "three"}, posts(s)); diff != "" {
 		t.Errorf("posts (-want +got):\n%s", diff)
 	}
 	if got, _ := o.Get(ctx, "a"); got.State != outbox.Sent || got.Retries != 1 {
@@ -281,7 +242,7 @@ func TestFailed(t *testing.T) {
 
 // partSender takes each message with its place in the reply.
 type partSender struct {
-	recordingSender
+	deliverytest.Sender
 	parts []int
 }
 
@@ -300,12 +261,12 @@ func TestPost(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if diff := cmp.Diff([]int{0, 1}, ps.parts); diff != "" || len(ps.sent) != 0 {
-		t.Errorf("parts (-want +got):\n%s; Post calls %v", diff, ps.sent)
+	if diff := cmp.Diff([]int{0, 1}, ps.parts); diff != "" || len(ps.Sent) != 0 {
+		t.Errorf("parts (-want +got):\n%s; Post calls %v", diff, ps.Sent)
 	}
-	s := &recordingSender{}
-	if err := delivery.Post(ctx, s, session.DeliveryContext{To: "7"}, 3, "c"); err != nil || len(s.sent) != 1 {
-		t.Errorf("Post = %v, %v; want one Post", err, s.sent)
+	s := &deliverytest.Sender{}
+	if err := delivery.Post(ctx, s, session.DeliveryContext{To: "7"}, 3, "c"); err != nil || len(s.Sent) != 1 {
+		t.Errorf("Post = %v, %v; want one Post", err, s.Sent)
 	}
 }
 

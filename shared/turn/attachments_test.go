@@ -136,8 +136,8 @@ func TestPhotoTurnRetry(t *testing.T) {
 	if diff := cmp.Diff([]string{"AgAC-1", "AgAC-1"}, src.calls); diff != "" {
 		t.Errorf("fetches (-want +got):\n%s", diff)
 	}
-	if len(llm.seen) != 1 || len(r.sender.sent) != 1 {
-		t.Errorf("%d model calls, %d replies; want one each", len(llm.seen), len(r.sender.sent))
+	if len(llm.seen) != 1 || len(r.sender.Sent) != 1 {
+		t.Errorf("%d model calls, %d replies; want one each", len(llm.seen), len(r.sender.Sent))
 	}
 }
 

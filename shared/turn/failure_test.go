@@ -46,10 +46,10 @@ func TestFailedTellsTheSenderOnceOnTheLastAttempt(t *testing.T) {
 				r.proc.Failed(context.Background(), []inbound.Message{m}, []int{attempt}, last, cause)
 			}
 			var texts []string
-			for _, s := range r.sender.sent {
-				texts = append(texts, s.text)
-				if s.to.To != m.To || s.to.ThreadID != m.ThreadID {
-					t.Errorf("notice sent to %+v; want the message's chat %q", s.to, m.To)
+			for _, s := range r.sender.Sent {
+				texts = append(texts, s.Text)
+				if s.To.To != m.To || s.To.ThreadID != m.ThreadID {
+					t.Errorf("notice sent to %+v; want the message's chat %q", s.To, m.To)
 				}
 			}
 			var want []string
@@ -73,15 +73,15 @@ func TestFailedTellsTheSenderOnceOnTheLastAttempt(t *testing.T) {
 func TestFailedNoticeRetriedWhenTheChannelFails(t *testing.T) {
 	r := newRig()
 	r.proc.Store = r.store
-	r.sender.failFor = 1
+	r.sender.FailFor = 1
 	m := msg(1, "hello")
 	r.proc.Failed(context.Background(), []inbound.Message{m}, []int{5}, true, errors.New("boom"))
-	if f, _ := r.store.FailureOf(m.ID); f.Told || len(r.sender.sent) != 0 {
-		t.Fatalf("told %v, sent %d; want a failed notice left untold", f.Told, len(r.sender.sent))
+	if f, _ := r.store.FailureOf(m.ID); f.Told || len(r.sender.Sent) != 0 {
+		t.Fatalf("told %v, sent %d; want a failed notice left untold", f.Told, len(r.sender.Sent))
 	}
 	// A redriven message that fails again on its last attempt tries again.
 	r.proc.Failed(context.Background(), []inbound.Message{m}, []int{5}, true, errors.New("boom"))
-	if f, _ := r.store.FailureOf(m.ID); !f.Told || len(r.sender.sent) != 1 {
-		t.Fatalf("told %v, sent %d; want the notice sent once", f.Told, len(r.sender.sent))
+	if f, _ := r.store.FailureOf(m.ID); !f.Told || len(r.sender.Sent) != 1 {
+		t.Fatalf("told %v, sent %d; want the notice sent once", f.Told, len(r.sender.Sent))
 	}
 }

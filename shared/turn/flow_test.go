@@ -349,7 +349,7 @@ func TestSpawnAnnouncesOnCompletion(t *testing.T) {
 	if res := f.callTool(t, "sessions_spawn", `{"task": "count the errors", "label": "errs"}`); res.IsError {
 		t.Fatalf("sessions_spawn: %s", res.Content)
 	}
-	sent := len(f.sender.sent)
+	sent := len(f.sender.Sent)
 	f.drain(t, "42 errors")
 	items := f.outbox.items(t)
 	if len(items) != 1 || items[0].Kind != outbox.KindSubagent || items[0].Delivery.To != "7" ||
@@ -360,7 +360,7 @@ func TestSpawnAnnouncesOnCompletion(t *testing.T) {
 	if last.Kind != inbound.KindDeliver || last.OutboxID != items[0].ID || last.QueueGroup() == last.SessionKey {
 		t.Errorf("last queued = %+v; want the delivery of %s on its own group", last, items[0].ID)
 	}
-	if len(f.sender.sent) != sent {
-		t.Errorf("the child's turn sent %+v; want nothing", f.sender.sent[sent:])
+	if len(f.sender.Sent) != sent {
+		t.Errorf("the child's turn sent %+v; want nothing", f.sender.Sent[sent:])
 	}
 }

@@ -69,8 +69,8 @@ func TestHooks(t *testing.T) {
 	if strings.Join(log, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("hooks ran:\n%s\nwant:\n%s", strings.Join(log, "\n"), strings.Join(want, "\n"))
 	}
-	for _, s := range r.sender.sent {
-		if strings.EqualFold(s.text, "third") {
+	for _, s := range r.sender.Sent {
+		if strings.EqualFold(s.Text, "third") {
 			t.Fatal("a reply message_sending cancelled was sent")
 		}
 	}

@@ -281,8 +281,8 @@ func TestMemoryFlushBeforeAutoCompaction(t *testing.T) {
 				r.handle(t, msg(i, fmt.Sprintf("t%d", i)))
 			}
 			var sent []string
-			for _, s := range r.sender.sent {
-				sent = append(sent, s.text)
+			for _, s := range r.sender.Sent {
+				sent = append(sent, s.Text)
 			}
 			if diff := cmp.Diff([]string{"a1", "a2", "a3", "a4"}, sent); diff != "" {
 				t.Errorf("delivered (-want +got):\n%s", diff)

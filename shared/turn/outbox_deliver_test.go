@@ -56,7 +56,7 @@ func TestFailedDeliverIsDeadWithoutNotice(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r, o := outboxRig(t)
 			r.proc.Store = r.store
-			r.sender.failFor = 5
+			r.sender.FailFor = 5
 			m := deliverMsg("a")
 			err := r.proc.Handle(context.Background(), m, 5)
 			if err == nil {
@@ -67,8 +67,8 @@ func TestFailedDeliverIsDeadWithoutNotice(t *testing.T) {
 			if got.State != tc.wantState || got.Attempts != 5 || !strings.Contains(got.LastError, "telegram is down") {
 				t.Errorf("item = %+v; want %s after attempt 5 with the channel's error", got, tc.wantState)
 			}
-			if len(r.sender.sent) != 0 {
-				t.Errorf("sent %v; want no failure notice", r.sender.sent)
+			if len(r.sender.Sent) != 0 {
+				t.Errorf("sent %v; want no failure notice", r.sender.Sent)
 			}
 		})
 	}
@@ -88,8 +88,8 @@ func TestHandleGroupDeliversEachItem(t *testing.T) {
 		t.Fatalf("HandleGroup = %d, %v; want 2, nil", done, err)
 	}
 	var posts []string
-	for _, s := range r.sender.sent {
-		posts = append(posts, s.text)
+	for _, s := range r.sender.Sent {
+		posts = append(posts, s.Text)
 	}
 	if diff := cmp.Diff([]string{"one two three", "bee"}, posts); diff != "" {
 		t.Errorf("posts (-want +got):\n%s", diff)

@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"github.com/zero-gateway/zero/shared/config"
+	"github.com/zero-gateway/zero/shared/delivery/deliverytest"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/receipt"
-	"github.com/zero-gateway/zero/shared/session"
 	"github.com/zero-gateway/zero/shared/sessionstate"
 	"github.com/zero-gateway/zero/shared/transcript"
 	"github.com/zero-gateway/zero/shared/transcript/transcripttest"
@@ -44,52 +44,11 @@ func (m *countingModel) Complete(ctx context.Context, req model.Request) (model.
 	return resp, nil
 }
 
-type sent struct {
-	to   session.DeliveryContext
-	text string
-}
-
-type recordingSender struct {
-	mu      sync.Mutex
-	sent    []sent
-	failFor int   // fail this many calls before succeeding
-	failAt  int   // fail once when posting message number failAt (1-based, counting successful posts)
-	refuse  error // fail every post with this error
-	words   bool
-}
-
-// Render is one message per reply, or one per word when words is set (to
-// exercise long replies).
-func (s *recordingSender) Render(text string) []string {
-	if s.words {
-		return strings.Fields(text)
-	}
-	return []string{text}
-}
-
-func (s *recordingSender) Post(_ context.Context, to session.DeliveryContext, text string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.refuse != nil {
-		return s.refuse
-	}
-	if s.failFor > 0 {
-		s.failFor--
-		return fault.New(fault.Unavailable, "telegram is down")
-	}
-	if s.failAt > 0 && len(s.sent)+1 == s.failAt {
-		s.failAt = 0
-		return fault.New(fault.Unavailable, "telegram is down")
-	}
-	s.sent = append(s.sent, sent{to, text})
-	return nil
-}
-
 type rig struct {
 	store    *turntest.MemStore
 	bucket   *transcripttest.MemBucket
 	model    *countingModel
-	sender   *recordingSender
+	sender   *deliverytest.Sender
 	proc     *turn.Processor
 	crash    *turntest.CrashStore
 	settings *settings
@@ -101,7 +60,7 @@ type rig struct {
 const rigConfig = `{channels: {telegram: {allowFrom: ["*"], owners: ["7"]}}}`
 
 func newRig() *rig {
-	r := &rig{store: turntest.NewMemStore(), bucket: transcripttest.NewMemBucket(), model: &countingModel{}, sender: &recordingSender{}}
+	r := &rig{store: turntest.NewMemStore(), bucket: transcripttest.NewMemBucket(), model: &countingModel{}, sender: &deliverytest.Sender{}}
 	r.crash = &turntest.CrashStore{Store: r.store}
 	r.settings = &settings{}
 	r.settings.set(rigConfig)
@@ -171,8 +130,8 @@ func TestHandleRetriesAfterCrash(t *testing.T) {
 		{"no crash", func(*rig) {}, 1, 1, 1},
 		{"crash before commit (part written)", func(r *rig) { r.crash.CommitBefore = 1 }, 2, 1, 1},
 		{"crash after commit before send", func(r *rig) { r.crash.CommitAfter = 1 }, 2, 1, 1},
-		{"send fails", func(r *rig) { r.sender.failFor = 1 }, 2, 1, 1},
-		{"send fails twice", func(r *rig) { r.sender.failFor = 2 }, 3, 1, 1},
+		{"send fails", func(r *rig) { r.sender.FailFor = 1 }, 2, 1, 1},
+		{"send fails twice", func(r *rig) { r.sender.FailFor = 2 }, 3, 1, 1},
 		// The documented window: the send went out, the record did not
 		// say so. The retry sends the reply again, nothing else repeats.
 		{"crash after send before finish", func(r *rig) { r.crash.FinishBefore = 1 }, 2, 1, 2},
@@ -199,11 +158,11 @@ func TestHandleRetriesAfterCrash(t *testing.T) {
 			if r.model.calls != tc.wantCalls {
 				t.Errorf("model calls = %d; want %d", r.model.calls, tc.wantCalls)
 			}
-			if len(r.sender.sent) != tc.wantSends {
-				t.Errorf("sends = %d; want %d", len(r.sender.sent), tc.wantSends)
+			if len(r.sender.Sent) != tc.wantSends {
+				t.Errorf("sends = %d; want %d", len(r.sender.Sent), tc.wantSends)
 			}
-			for _, s := range r.sender.sent {
-				if s.text != "echo: hello (call 1)" || s.to.To != "7" || s.to.Channel != "telegram" {
+			for _, s := range r.sender.Sent {
+				if s.Text != "echo: hello (call 1)" || s.To.To != "7" || s.To.Channel != "telegram" {
 					t.Errorf("sent %+v; want the first model answer to chat 7", s)
 				}
 			}
@@ -260,8 +219,8 @@ func TestHandleDuplicateLaterIsSkipped(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if r.model.calls != 3 || len(r.sender.sent) != 3 {
-		t.Fatalf("model calls %d, sends %d; want 3 and 3 (the replay of update 1 is skipped)", r.model.calls, len(r.sender.sent))
+	if r.model.calls != 3 || len(r.sender.Sent) != 3 {
+		t.Fatalf("model calls %d, sends %d; want 3 and 3 (the replay of update 1 is skipped)", r.model.calls, len(r.sender.Sent))
 	}
 }
 
@@ -329,15 +288,15 @@ func TestHandleModelErrors(t *testing.T) {
 				t.Fatalf("Handle = %v; want retry %v", err, tc.wantRetry)
 			}
 			if tc.wantRetry {
-				if len(r.sender.sent) != 0 {
-					t.Fatalf("sent %v before the model answered", r.sender.sent)
+				if len(r.sender.Sent) != 0 {
+					t.Fatalf("sent %v before the model answered", r.sender.Sent)
 				}
 				return
 			}
-			if len(r.sender.sent) != 1 || r.sender.sent[0].text != tc.wantReply {
-				t.Fatalf("sent %+v; want %q", r.sender.sent, tc.wantReply)
+			if len(r.sender.Sent) != 1 || r.sender.Sent[0].Text != tc.wantReply {
+				t.Fatalf("sent %+v; want %q", r.sender.Sent, tc.wantReply)
 			}
-			if strings.Contains(r.sender.sent[0].text, "sk-secret") {
+			if strings.Contains(r.sender.Sent[0].Text, "sk-secret") {
 				t.Fatal("the provider's raw error reached the user")
 			}
 		})
@@ -369,8 +328,8 @@ func TestHandleTopicTranscriptPath(t *testing.T) {
 	if len(keys) != 1 || keys[0] != want || !strings.Contains(want, "-topic-5.jsonl") {
 		t.Fatalf("keys = %v; want [%s]", keys, want)
 	}
-	if r.sender.sent[0].to.ThreadID != "5" {
-		t.Fatalf("reply went to thread %q; want 5", r.sender.sent[0].to.ThreadID)
+	if r.sender.Sent[0].To.ThreadID != "5" {
+		t.Fatalf("reply went to thread %q; want 5", r.sender.Sent[0].To.ThreadID)
 	}
 }
 
@@ -381,7 +340,7 @@ func TestHandleLongReplyResumes(t *testing.T) {
 		wantPost []string
 	}{
 		{"all messages once", func(*rig) {}, []string{"echo:", "hello", "there", "(call", "1)"}},
-		{"post of the third fails: retry resumes at the third", func(r *rig) { r.sender.failAt = 3 }, []string{"echo:", "hello", "there", "(call", "1)"}},
+		{"post of the third fails: retry resumes at the third", func(r *rig) { r.sender.FailAt = 3 }, []string{"echo:", "hello", "there", "(call", "1)"}},
 		// Crash after a message went out but its progress write was lost:
 		// that one message is sent again, nothing else.
 		{"crash after recording progress is harmless", func(r *rig) { r.crash.ProgressAfter = 1 }, []string{"echo:", "hello", "there", "(call", "1)"}},
@@ -390,7 +349,7 @@ func TestHandleLongReplyResumes(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newRig()
-			r.sender.words = true
+			r.sender.Words = true
 			tc.setup(r)
 			m := msg(1, "hello there")
 			var err error
@@ -403,8 +362,8 @@ func TestHandleLongReplyResumes(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got []string
-			for _, s := range r.sender.sent {
-				got = append(got, s.text)
+			for _, s := range r.sender.Sent {
+				got = append(got, s.Text)
 			}
 			if strings.Join(got, "|") != strings.Join(tc.wantPost, "|") || r.model.calls != 1 {
 				t.Fatalf("posted %q with %d model calls; want %q once with 1", got, r.model.calls, tc.wantPost)
@@ -415,7 +374,7 @@ func TestHandleLongReplyResumes(t *testing.T) {
 
 func TestHandleUndeliverableReplyDoesNotBlockTheSession(t *testing.T) {
 	r := newRig()
-	r.sender.refuse = fault.New(fault.NotFound, "Forbidden: bot was blocked by the user")
+	r.sender.Refuse = fault.New(fault.NotFound, "Forbidden: bot was blocked by the user")
 	ctx := context.Background()
 	if err := r.proc.Handle(ctx, msg(1, "hello"), 1); err != nil {
 		t.Fatalf("Handle = %v; want nil: a refused reply must not hold the queue group", err)
@@ -428,20 +387,20 @@ func TestHandleUndeliverableReplyDoesNotBlockTheSession(t *testing.T) {
 		t.Fatalf("transcript has %d lines; want the turn kept", len(lines))
 	}
 	// The next message of the session still runs.
-	r.sender.refuse = nil
-	if err := r.proc.Handle(ctx, msg(2, "again"), 1); err != nil || len(r.sender.sent) != 1 {
-		t.Fatalf("next turn: err %v, sent %d; want it delivered", err, len(r.sender.sent))
+	r.sender.Refuse = nil
+	if err := r.proc.Handle(ctx, msg(2, "again"), 1); err != nil || len(r.sender.Sent) != 1 {
+		t.Fatalf("next turn: err %v, sent %d; want it delivered", err, len(r.sender.Sent))
 	}
 }
 
 func TestHandleBadChannelCredentialsAreRetried(t *testing.T) {
 	r := newRig()
-	r.sender.refuse = fault.New(fault.Unauthorized, "401 Unauthorized")
+	r.sender.Refuse = fault.New(fault.Unauthorized, "401 Unauthorized")
 	if err := r.proc.Handle(context.Background(), msg(1, "hello"), 1); !fault.Is(err, fault.Unauthorized) {
 		t.Fatalf("Handle = %v; want the error returned, so the message is retried and redriven once the token is fixed", err)
 	}
-	r.sender.refuse = nil
-	if err := r.proc.Handle(context.Background(), msg(1, "hello"), 2); err != nil || len(r.sender.sent) != 1 || r.model.calls != 1 {
-		t.Fatalf("after the fix: err %v, sent %d, model calls %d; want one delivery and no second model call", err, len(r.sender.sent), r.model.calls)
+	r.sender.Refuse = nil
+	if err := r.proc.Handle(context.Background(), msg(1, "hello"), 2); err != nil || len(r.sender.Sent) != 1 || r.model.calls != 1 {
+		t.Fatalf("after the fix: err %v, sent %d, model calls %d; want one delivery and no second model call", err, len(r.sender.Sent), r.model.calls)
 	}
 }

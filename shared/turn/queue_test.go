@@ -60,12 +60,12 @@ func TestQueueModes(t *testing.T) {
 				t.Fatalf("prompt %q; want it to contain %q", got, tt.wantPrompt)
 			}
 			// Every message is done: a redelivery of the group changes nothing.
-			sent := len(r.sender.sent)
+			sent := len(r.sender.Sent)
 			if _, err := r.proc.HandleGroup(context.Background(), msgs, []int{2, 2, 2}[:len(msgs)]); err != nil {
 				t.Fatal(err)
 			}
-			if r.model.calls != tt.wantCalls || len(r.sender.sent) != sent {
-				t.Fatalf("redelivery: %d model calls, %d sends; want no more", r.model.calls, len(r.sender.sent)-sent)
+			if r.model.calls != tt.wantCalls || len(r.sender.Sent) != sent {
+				t.Fatalf("redelivery: %d model calls, %d sends; want no more", r.model.calls, len(r.sender.Sent)-sent)
 			}
 		})
 	}
@@ -83,8 +83,8 @@ func TestCollectedTurnRetried(t *testing.T) {
 	if done, err := r.proc.HandleGroup(context.Background(), msgs, []int{2, 2, 2}); err != nil || done != 3 {
 		t.Fatalf("retry = %d, %v", done, err)
 	}
-	if r.model.calls != 1 || len(r.sender.sent) != 1 {
-		t.Fatalf("%d model calls, %d replies; want one of each", r.model.calls, len(r.sender.sent))
+	if r.model.calls != 1 || len(r.sender.Sent) != 1 {
+		t.Fatalf("%d model calls, %d replies; want one of each", r.model.calls, len(r.sender.Sent))
 	}
 	if e := r.entry(t, "agent:main:main"); e.TranscriptSeq != 1 {
 		t.Fatalf("transcript seq %d; want one turn", e.TranscriptSeq)
@@ -141,8 +141,8 @@ func TestInterruptAbortsTheRunningTurn(t *testing.T) {
 	r.handle(t, msg(9, "never mind, this instead"))
 	r.handle(t, msg(10, "and this"))
 	var sent []string
-	for _, s := range r.sender.sent {
-		sent = append(sent, s.text)
+	for _, s := range r.sender.Sent {
+		sent = append(sent, s.Text)
 	}
 	if got := strings.Join(sent, " | "); got != "⏹️ Stopped. | on the new question | out of script" {
 		t.Fatalf("sent %q", got)

@@ -145,8 +145,8 @@ func TestMessageDuplicateSuppression(t *testing.T) {
 			r.proc.Models["zero"] = &scriptModel{answers: []model.Response{call, final(tt.reply)}}
 			r.handle(t, msg(1, "book it"))
 			var got []string
-			for _, s := range r.sender.sent {
-				got = append(got, s.text)
+			for _, s := range r.sender.Sent {
+				got = append(got, s.Text)
 			}
 			if diff := cmp.Diff(tt.wantSent, got); diff != "" {
 				t.Errorf("replies sent (-want +got):\n%s", diff)

@@ -34,10 +34,10 @@ func (r *rig) entry(t testing.TB, key string) *session.Entry {
 // lastSent is the text of the newest delivered message.
 func (r *rig) lastSent(t *testing.T) string {
 	t.Helper()
-	if len(r.sender.sent) == 0 {
+	if len(r.sender.Sent) == 0 {
 		t.Fatal("nothing was sent")
 	}
-	return r.sender.sent[len(r.sender.sent)-1].text
+	return r.sender.Sent[len(r.sender.Sent)-1].Text
 }
 
 func TestLifecycleResets(t *testing.T) {
@@ -125,8 +125,8 @@ func TestResetTriggers(t *testing.T) {
 			if got := strings.TrimPrefix(e.ProviderOverride+"/"+e.ModelOverride, "/"); got != tt.wantModel {
 				t.Fatalf("model override = %q; want %q", got, tt.wantModel)
 			}
-			if len(r.sender.sent) != 2 {
-				t.Fatalf("sent %d replies; want 2 (one per turn)", len(r.sender.sent))
+			if len(r.sender.Sent) != 2 {
+				t.Fatalf("sent %d replies; want 2 (one per turn)", len(r.sender.Sent))
 			}
 			// The new session has its own transcript, starting with a header.
 			stream, err := r.proc.Transcript.Read(context.Background(), transcript.Path("main", e.SessionID, ""))
@@ -171,8 +171,8 @@ func TestResetCarriesOver(t *testing.T) {
 	}
 	// The old session's choice (deny) no longer applies: the greeting went
 	// out after the first reply.
-	if len(r.sender.sent) != 2 {
-		t.Errorf("sent %d; want the first reply and the greeting", len(r.sender.sent))
+	if len(r.sender.Sent) != 2 {
+		t.Errorf("sent %d; want the first reply and the greeting", len(r.sender.Sent))
 	}
 }
 
@@ -300,10 +300,10 @@ func TestSendCommand(t *testing.T) {
 	if e := r.entry(t, "agent:main:main"); e.SendPolicy != session.SendDeny {
 		t.Fatalf("a non-owner changed the policy to %q", e.SendPolicy)
 	}
-	sent := len(r.sender.sent)
+	sent := len(r.sender.Sent)
 	r.handle(t, msg(3, "are you there?"))
-	if len(r.sender.sent) != sent || r.model.calls != 1 {
-		t.Fatalf("denied session: sent %d (want %d), model calls %d (want 1: the turn still runs)", len(r.sender.sent), sent, r.model.calls)
+	if len(r.sender.Sent) != sent || r.model.calls != 1 {
+		t.Fatalf("denied session: sent %d (want %d), model calls %d (want 1: the turn still runs)", len(r.sender.Sent), sent, r.model.calls)
 	}
 	if e := r.entry(t, "agent:main:main"); e.TranscriptSeq != 1 {
 		t.Fatalf("the withheld turn was not recorded: seq %d", e.TranscriptSeq)
@@ -339,9 +339,9 @@ func TestSendPolicyRules(t *testing.T) {
 			if _, err := r.store.Update(context.Background(), "agent:main:main", func(e *session.Entry) error { e.SendPolicy = tt.override; return nil }); err != nil {
 				t.Fatal(err)
 			}
-			sent := len(r.sender.sent)
+			sent := len(r.sender.Sent)
 			r.handle(t, msg(2, "second"))
-			if got := len(r.sender.sent) > sent; got != tt.wantSent {
+			if got := len(r.sender.Sent) > sent; got != tt.wantSent {
 				t.Fatalf("sent = %v; want %v", got, tt.wantSent)
 			}
 			if e := r.entry(t, "agent:main:main"); e.TranscriptSeq != 2 {
@@ -393,8 +393,8 @@ func TestAPIRunKeepsRouting(t *testing.T) {
 	if e.LastChannel != "telegram" || e.DeliveryContext.To != "7" || e.Channel != "telegram" || e.TranscriptSeq != 2 {
 		t.Fatalf("entry after an API run %+v; want telegram routing kept and the turn recorded", e)
 	}
-	if len(r.sender.sent) != 1 {
-		t.Fatalf("sent %d; the API run delivers nothing", len(r.sender.sent))
+	if len(r.sender.Sent) != 1 {
+		t.Fatalf("sent %d; the API run delivers nothing", len(r.sender.Sent))
 	}
 	// A run the API requests for a new session sets its label.
 	fresh := api

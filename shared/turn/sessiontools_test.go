@@ -66,7 +66,7 @@ func (r *rig) callTool(t *testing.T, name, args string) model.Message {
 	call := model.Response{StopReason: model.StopToolUse, ToolCalls: []model.ToolCall{{ID: "call-1", Name: name, Arguments: args}}}
 	llm := &scriptModel{answers: []model.Response{call, final("ok")}}
 	r.proc.Models["zero"] = llm
-	m := msg(1000+len(r.sender.sent), "go")
+	m := msg(1000+len(r.sender.Sent), "go")
 	if r.caller != "" {
 		m.SessionKey = r.caller
 	}
@@ -219,7 +219,7 @@ func TestSessionsSendTargetRun(t *testing.T) {
 	if res := r.callTool(t, "sessions_send", `{"sessionKey": "`+groupKey+`", "message": "status please", "timeoutSeconds": 0}`); res.IsError {
 		t.Fatalf("sessions_send: %s", res.Content)
 	}
-	sent := len(r.sender.sent)
+	sent := len(r.sender.Sent)
 	target := &scriptModel{answers: []model.Response{final("all green")}}
 	r.proc.Models["zero"] = target
 	r.handle(t, q.queued[0])
@@ -230,8 +230,8 @@ func TestSessionsSendTargetRun(t *testing.T) {
 	if msgs := target.seen[0].Messages; msgs[len(msgs)-1].Content != "status please" {
 		t.Errorf("the target's prompt = %q; want the sent message", msgs[len(msgs)-1].Content)
 	}
-	if len(r.sender.sent) != sent {
-		t.Errorf("the target's run sent %+v; want nothing delivered", r.sender.sent[sent:])
+	if len(r.sender.Sent) != sent {
+		t.Errorf("the target's run sent %+v; want nothing delivered", r.sender.Sent[sent:])
 	}
 	e := r.entry(t, groupKey)
 	if got := []string{e.Channel, e.ChatType, e.LastChannel, e.LastTo}; !cmp.Equal(got, []string{"telegram", "group", "telegram", "-100"}) {
@@ -319,7 +319,7 @@ func TestSubagentRun(t *testing.T) {
 		t.Fatalf("sessions_spawn: %s", res.Content)
 	}
 	r.proc.Models["zero"] = big
-	sent := len(r.sender.sent)
+	sent := len(r.sender.Sent)
 	child := q.queued[0]
 	r.handle(t, child)
 
@@ -333,8 +333,8 @@ func TestSubagentRun(t *testing.T) {
 	if diff := cmp.Diff([]string{"session_status", "agents_list"}, tools); diff != "" {
 		t.Errorf("the sub-agent's tools (-want +got):\n%s", diff)
 	}
-	if len(r.sender.sent) != sent {
-		t.Errorf("the child's run sent %+v; want nothing delivered", r.sender.sent[sent:])
+	if len(r.sender.Sent) != sent {
+		t.Errorf("the child's run sent %+v; want nothing delivered", r.sender.Sent[sent:])
 	}
 	e := r.entry(t, child.SessionKey)
 	got := []string{e.ProviderOverride, e.ModelOverride, e.Label, e.SpawnedBy}

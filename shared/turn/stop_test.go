@@ -59,8 +59,8 @@ func testStopCommand(t *testing.T, inCommit bool) {
 		t.Fatalf("the stopped run called the model %d times; want it stopped before the second call", llm.calls)
 	}
 	sent := []string{}
-	for _, s := range r.sender.sent {
-		sent = append(sent, s.text)
+	for _, s := range r.sender.Sent {
+		sent = append(sent, s.Text)
 	}
 	want := "⏹️ Stopped. | ⏹️ Stopped 1 run(s) and dropped 1 queued message(s). | back"
 	if got := strings.Join(sent, " | "); got != want {
@@ -138,8 +138,8 @@ func (s *stopCounter) StopMark(ctx context.Context, key string) (*stopmark.Mark,
 
 func sentTexts(r *rig) string {
 	var sent []string
-	for _, s := range r.sender.sent {
-		sent = append(sent, s.text)
+	for _, s := range r.sender.Sent {
+		sent = append(sent, s.Text)
 	}
 	return strings.Join(sent, " | ")
 }

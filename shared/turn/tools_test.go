@@ -66,8 +66,8 @@ func TestToolTurn(t *testing.T) {
 	r.proc.Models["zero"] = llm
 	r.handle(t, msg(1, "how are you?"))
 
-	if got := r.lastSent(t); got != "all good" || len(r.sender.sent) != 1 {
-		t.Fatalf("sent %+v; want one reply \"all good\"", r.sender.sent)
+	if got := r.lastSent(t); got != "all good" || len(r.sender.Sent) != 1 {
+		t.Fatalf("sent %+v; want one reply \"all good\"", r.sender.Sent)
 	}
 	first := llm.seen[0]
 	if got := toolNames(first.Tools); !slices.Equal(got, []string{"session_status", "agents_list"}) || !strings.Contains(first.System, "## Tools\nYou can call these tools:\n- session_status: ") {
@@ -120,8 +120,8 @@ func TestToolTurnRetried(t *testing.T) {
 	if err := r.proc.Handle(context.Background(), m, 2); err != nil {
 		t.Fatal(err)
 	}
-	if len(llm.seen) != 2 || len(r.sender.sent) != 1 || r.lastSent(t) != "all good" {
-		t.Fatalf("%d model calls, sent %+v; want the recorded run adopted", len(llm.seen), r.sender.sent)
+	if len(llm.seen) != 2 || len(r.sender.Sent) != 1 || r.lastSent(t) != "all good" {
+		t.Fatalf("%d model calls, sent %+v; want the recorded run adopted", len(llm.seen), r.sender.Sent)
 	}
 	if n := len(r.transcriptLines(t)); n != 4 {
 		t.Fatalf("transcript has %d lines; want 4", n)
@@ -147,8 +147,8 @@ func TestSilentReply(t *testing.T) {
 	r := newRig()
 	r.proc.Models["zero"] = &scriptModel{answers: []model.Response{final("NO_REPLY")}}
 	r.handle(t, msg(1, "just so you know"))
-	if len(r.sender.sent) != 0 {
-		t.Fatalf("sent %+v; NO_REPLY sends nothing", r.sender.sent)
+	if len(r.sender.Sent) != 0 {
+		t.Fatalf("sent %+v; NO_REPLY sends nothing", r.sender.Sent)
 	}
 	lines := r.transcriptLines(t)
 	if len(lines) != 2 || lines[1].Message.Text() != "NO_REPLY" {
@@ -214,7 +214,7 @@ func TestWorkspaceInPromptAndContextCommand(t *testing.T) {
 		t.Fatalf("/context list = %q; want the injected files", got)
 	}
 	r.handle(t, msg(3, "/context detail"))
-	if got := r.lastSent(t); !strings.Contains(got, "AGENTS.md") || len(got) <= len(r.sender.sent[1].text) {
+	if got := r.lastSent(t); !strings.Contains(got, "AGENTS.md") || len(got) <= len(r.sender.Sent[1].Text) {
 		t.Fatalf("/context detail = %q; want more than the list", got)
 	}
 	if len(llm.seen) != 1 {
@@ -299,8 +299,8 @@ func TestRunCutByTheInvocationDeadlineIsRetried(t *testing.T) {
 	if !errors.Is(err, turn.ErrOutOfTime) || !fault.Retryable(err) {
 		t.Fatalf("Handle = %v; want a retryable ErrOutOfTime", err)
 	}
-	if len(r.sender.sent) != 0 {
-		t.Fatalf("sent %+v; want nothing (the message is retried)", r.sender.sent)
+	if len(r.sender.Sent) != 0 {
+		t.Fatalf("sent %+v; want nothing (the message is retried)", r.sender.Sent)
 	}
 	if snap, _ := r.store.Load(context.Background(), "agent:main:main", msg(1, "").ID); snap.Receipt != nil {
 		t.Fatalf("record %+v; want none (nothing committed)", snap.Receipt)
