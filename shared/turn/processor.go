@@ -665,17 +665,7 @@ func (p *Processor) complete(ctx context.Context, t *turnState, entry session.En
 		return failed("⚠️ The model " + ref.String() + " is not available: this deployment has no " + ref.Provider + " provider configured."), nil
 	}
 	loop := &agent.Loop{Model: client, Tools: p.tools(ctx, t, entry, ref), Hooks: t.run.hooks(p.Hooks.Tools), Interrupt: p.interrupt(t)}
-	start := AgentStart{SessionKey: t.msg.SessionKey, AgentID: entry.AgentID, Model: ref, Prompt: prompt, System: p.prompt(ctx, entry.AgentID, loop.Tools).Text}
-	for _, h := range p.Hooks.BeforeAgentStart {
-		h(ctx, &start)
-	}
-	if extra := strings.TrimSpace(t.msg.ExtraSystemPrompt); extra != "" {
-		start.Context = append(start.Context, extra)
-	}
-	system := start.System
-	for _, c := range start.Context {
-		system += "\n\n" + c
-	}
+	system := p.systemPrompt(ctx, t, entry, ref, prompt, loop.Tools)
 	runCtx, cancel, limit := p.runContext(ctx, t.cfg, t.msg.TimeoutSeconds)
 	defer cancel()
 	watchCtx, watch := p.watchStop(runCtx, t)
@@ -719,6 +709,24 @@ func (p *Processor) complete(ctx context.Context, t *turnState, entry session.En
 		h(ctx, AgentEnd{SessionKey: t.msg.SessionKey, AgentID: entry.AgentID, Model: ref, Messages: out.messages, Reply: out.text, Usage: out.usage, Stop: out.stop})
 	}
 	return out, nil
+}
+
+// systemPrompt is a run's system prompt: the assembled prompt for its
+// tools, as the before_agent_start hooks leave it, then their added
+// context and the message's extra system prompt.
+func (p *Processor) systemPrompt(ctx context.Context, t *turnState, entry session.Entry, ref model.Ref, prompt string, tools []agent.Tool) string {
+	start := AgentStart{SessionKey: t.msg.SessionKey, AgentID: entry.AgentID, Model: ref, Prompt: prompt, System: p.prompt(ctx, entry.AgentID, tools).Text}
+	for _, h := range p.Hooks.BeforeAgentStart {
+		h(ctx, &start)
+	}
+	if extra := strings.TrimSpace(t.msg.ExtraSystemPrompt); extra != "" {
+		start.Context = append(start.Context, extra)
+	}
+	system := start.System
+	for _, c := range start.Context {
+		system += "\n\n" + c
+	}
+	return system
 }
 
 // runMargin is kept between a run's time limit and the function's own
