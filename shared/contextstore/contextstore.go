@@ -109,16 +109,19 @@ func (s *Store) Expand(ctx context.Context, sp Split) ([]model.Message, error) {
 //
 // Idempotent: the same msgs give the same split and the same object.
 func (s *Store) Fold(ctx context.Context, folder string, prev Split, msgs []model.Message) (Split, error) {
-	if prev.Base != "" && prev.BaseLen <= len(msgs) {
+	based := prev.Base != "" && prev.BaseLen <= len(msgs)
+	if based {
 		if tail := msgs[prev.BaseLen:]; EncodedSize(tail) <= s.inline {
 			return Split{Base: prev.Base, BaseLen: prev.BaseLen, Tail: tail}, nil
 		}
-	} else if EncodedSize(msgs) <= s.inline {
-		return Split{Tail: msgs}, nil
 	}
+	// Encoded once: its size decides, and it is the base's content.
 	data, err := Encode(msgs)
 	if err != nil {
 		return Split{}, fault.Wrap(fault.Internal, err, "encode context")
+	}
+	if !based && len(data) <= s.inline {
+		return Split{Tail: msgs}, nil
 	}
 	sum := sha256.Sum256(data)
 	key := Prefix + folder + "/" + hex.EncodeToString(sum[:]) + ".json"
