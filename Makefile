@@ -72,10 +72,12 @@ fuzz:
 ## chats x LOAD_MESSAGES messages with a model delay LOAD_DELAY (messages/s,
 ## the emulator's ceiling and the share used, AWS calls per message; lost,
 ## duplicated or out-of-order replies fail it), then the fan-in of
-## FANIN_CHATS chats x 1 message with a model delay FANIN_DELAY.
+## FANIN_CHATS chats x 1 message with a model delay FANIN_DELAY, then the
+## per-record completion burst: COMPLETION_CHATS sessions, COMPLETION_SLOW of
+## them with a COMPLETION_DELAY model, and each instant one's second message.
 .PHONY: load
 load: deps $(TEMPLATE_JSON)
-	set -o pipefail; $(GO) test -count=1 -run '^$$' -bench '^Benchmark(Load|FanIn|Retry)$$' -benchtime 1x -timeout 40m ./cmd/zero/devstack/ | grep -E '^(LOAD|FANIN|RETRY|Benchmark|--- |ok|FAIL)|load_test\.go'
+	set -o pipefail; $(GO) test -count=1 -run '^$$' -bench '^Benchmark(Load|FanIn|Retry|Completion)$$' -benchtime 1x -timeout 40m ./cmd/zero/devstack/ | grep -E '^(LOAD|FANIN|RETRY|COMPLETION|Benchmark|--- |ok|FAIL)|load_test\.go'
 
 ## SAM builds each function with `make build-<LogicalId>` (BuildMethod: makefile).
 include $(dir $(lastword $(MAKEFILE_LIST)))infra/build.mk

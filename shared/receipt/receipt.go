@@ -46,6 +46,10 @@ type Receipt struct {
 	// CollectedInto, on such a Done receipt, names the turn that answered
 	// it.
 	CollectedInto string `json:"collectedInto,omitempty"`
+	// Followups are the reply handles of collected messages that have
+	// their own (Discord interactions): delivery closes each with a notice
+	// pointing at this answer, so none is left "thinking…".
+	Followups []session.DeliveryContext `json:"followups,omitempty"`
 	// Outcome is the run's status (run.StatusOK, StatusError,
 	// StatusTimeout, StatusAborted; "" for a command) and Usage its
 	// tokens, kept so a flow's next step (a sub-agent's announce) reads

@@ -23,6 +23,11 @@ type Mark struct {
 	Pending   bool   `json:"pending"`   // the /stop message is not processed yet
 	Aborted   int64  `json:"aborted"`   // runs it interrupted
 	Dropped   int64  `json:"dropped"`   // queued messages it dropped
+	// Remote: a parent's /stop wrote this mark on its sub-agent's session.
+	// No /stop message of this session will clear it, so the end of the
+	// run it stopped (or the drop of a task it stopped before it ran)
+	// does; until then the sub-agent's queued messages are dropped.
+	Remote bool `json:"remote,omitempty"`
 }
 
 // Expiry bounds how long a pending mark is honoured, in case its /stop

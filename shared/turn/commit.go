@@ -26,7 +26,7 @@ const stoppedNotice = "⏹️ Stopped."
 // already written, the user gets the stopped notice instead of it, and the
 // run is recorded aborted. A retry decides the same way, as the mark stays
 // pending until its /stop, queued behind this message, runs.
-func (p *Processor) commit(ctx context.Context, t *turnState, entry session.Entry, c sessionstate.ModelContext, out turnOutput, collected []string) (receipt.Receipt, error) {
+func (p *Processor) commit(ctx context.Context, t *turnState, entry session.Entry, c sessionstate.ModelContext, out turnOutput, collected []inbound.Message) (receipt.Receipt, error) {
 	rec := p.record(ctx, t, entry, out, collected)
 	err := p.write(ctx, t, entry, c, rec, t.asked && !out.stopped)
 	if errors.Is(err, stopmark.ErrPending) {
@@ -47,9 +47,10 @@ func (p *Processor) commit(ctx context.Context, t *turnState, entry session.Entr
 // record is the message record a turn commits: its reply (after the
 // message_sending hooks), where it goes, and whether the send policy
 // withholds it.
-func (p *Processor) record(ctx context.Context, t *turnState, entry session.Entry, out turnOutput, collected []string) receipt.Receipt {
+func (p *Processor) record(ctx context.Context, t *turnState, entry session.Entry, out turnOutput, collected []inbound.Message) receipt.Receipt {
 	m := t.msg
-	rec := receipt.Receipt{MessageID: m.ID, SessionKey: m.SessionKey, State: receipt.Committed, Reply: out.text, Delivery: entry.DeliveryContext, Collected: collected}
+	rec := receipt.Receipt{MessageID: m.ID, SessionKey: m.SessionKey, State: receipt.Committed, Reply: out.text, Delivery: entry.DeliveryContext}
+	rec.Collected, rec.Followups = collectedRecords(collected)
 	if out.absorbed != nil {
 		// The orphan parts' messages are answered history now: recorded
 		// done with this turn, so one redriven from the dead-letter
@@ -126,4 +127,17 @@ func (p *Processor) countPending(ctx context.Context, t *turnState) {
 	if s.Active(t.msg.ID, p.Now().UnixMilli()) {
 		p.countAborted(ctx, t, s)
 	}
+}
+
+// collectedRecords are the ids of the messages a collected turn answers
+// besides its first, and the reply handles among them (a Discord
+// interaction each) that its delivery closes with a pointer to the answer.
+func collectedRecords(collected []inbound.Message) (ids []string, followups []session.DeliveryContext) {
+	for _, c := range collected {
+		ids = append(ids, c.ID)
+		if c.ReplyToken != "" && c.Channel != inbound.Internal {
+			followups = append(followups, handleOf(c))
+		}
+	}
+	return ids, followups
 }

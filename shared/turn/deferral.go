@@ -13,10 +13,11 @@ import (
 // Notices that close a deferred answer (a Discord interaction shows
 // "thinking…" until it is completed) when the turn sends nothing itself.
 const (
-	deferralDone     = "✓ Done: nothing more to say."
-	deferralWithheld = "The reply was not sent: this chat's send policy withholds it."
-	deferralSent     = "✓ Sent."
-	deferralStopped  = "⏹️ Stopped before it ran (/stop)."
+	deferralDone      = "✓ Done: nothing more to say."
+	deferralWithheld  = "The reply was not sent: this chat's send policy withholds it."
+	deferralSent      = "✓ Sent."
+	deferralStopped   = "⏹️ Stopped before it ran (/stop)."
+	deferralCollected = "↑ Answered together with the earlier message it was queued behind."
 )
 
 // closeDeferral completes the reply handle of a turn that sends no reply
@@ -25,8 +26,15 @@ const (
 // left with "thinking…" until the handle expires. A turn that sent its
 // reply, or whose message has no handle, needs nothing. Idempotent: the
 // notice edits the deferred answer in place (part 0), so a retry edits it
-// again. A channel that refuses it for good is logged and given up.
+// again. A channel that refuses it for good is logged and given up. The
+// collected messages' own handles (rec.Followups) each get a notice that
+// points at the answer.
 func (p *Processor) closeDeferral(ctx context.Context, m inbound.Message, rec receipt.Receipt) error {
+	for _, h := range rec.Followups {
+		if err := p.postDeferral(ctx, m, h, deferralCollected); err != nil {
+			return err
+		}
+	}
 	notice := ""
 	switch {
 	case rec.Withheld:

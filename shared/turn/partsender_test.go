@@ -2,6 +2,8 @@ package turn_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +14,7 @@ import (
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/session"
+	"github.com/zero-gateway/zero/shared/stopmark"
 	"github.com/zero-gateway/zero/shared/turn"
 )
 
@@ -150,4 +153,96 @@ func (s *wholeSender) Render(text string) []string { return []string{text} }
 
 func handle() session.DeliveryContext {
 	return session.DeliveryContext{Channel: "discord", To: "123", AccountID: "999", ReplyToken: "tok", ReplyTokenAt: 1700000000000}
+}
+
+// TestCollectedInteractionsClosed: three /ask interactions queued behind
+// each other run as one collected turn; the first gets the answer and the
+// other two a notice pointing at it, so none stays "thinking…". A delivery
+// that failed at the second notice resumes on retry: every handle ends up
+// closed. (A retry posts part 0 of a handle again; on Discord that edits
+// @original in place, so the user sees each message once.)
+func TestCollectedInteractionsClosed(t *testing.T) {
+	tests := []struct {
+		name   string
+		failAt int // the sender's post that fails once (0: none)
+	}{
+		{"delivered at once", 0},
+		{"a notice fails once, the retry resumes", 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRig()
+			s := &wholeSender{partSender{failAt: tc.failAt}}
+			r.settings.set(`{channels: {discord: {allowFrom: ["*"]}}}`)
+			r.proc.Senders = map[string]turn.Sender{"discord": s}
+			r.proc.Models["zero"] = &scriptModel{answers: []model.Response{final("the answer"), final("the answer")}}
+			var msgs []inbound.Message
+			for i, tok := range []string{"tok1", "tok2", "tok3"} {
+				msgs = append(msgs, inbound.Message{
+					ID: fmt.Sprintf("discord:999:%d", i+2), AgentID: "main", SessionKey: "agent:main:discord:channel:123",
+					Channel: "discord", AccountID: "999", ChatType: inbound.Channel, From: "discord:5", To: "123",
+					Text: fmt.Sprintf("question %d", i+1), ReceivedAt: 1700000000000 + int64(i), ReplyToken: tok,
+				})
+			}
+			done, err := r.proc.HandleGroup(context.Background(), msgs, []int{1, 1, 1})
+			if tc.failAt > 0 {
+				if err == nil {
+					t.Fatalf("HandleGroup = %d, nil; want the failed post's error", done)
+				}
+				done, err = r.proc.HandleGroup(context.Background(), msgs[done:], []int{2, 2, 2}[done:])
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []partPost{
+				{To: collectedHandle("tok1", 0), Part: 0, Text: "the answer"},
+				{To: collectedHandle("tok2", 1), Part: 0, Text: "↑ Answered together with the earlier message it was queued behind."},
+				{To: collectedHandle("tok3", 2), Part: 0, Text: "↑ Answered together with the earlier message it was queued behind."},
+			}
+			if diff := cmp.Diff(want, dedupePosts(s.posts)); diff != "" {
+				t.Errorf("posts on the interactions (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func collectedHandle(token string, i int) session.DeliveryContext {
+	return session.DeliveryContext{Channel: "discord", To: "123", AccountID: "999", ReplyToken: token, ReplyTokenAt: 1700000000000 + int64(i)}
+}
+
+// dedupePosts drops a post repeated on the same handle and part (a notice
+// edited in place again on retry is the same visible message).
+func dedupePosts(posts []partPost) []partPost {
+	var out []partPost
+	for _, p := range posts {
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// TestStoppedAskClosed: an /ask queued behind a run that /stop stopped is
+// dropped, and its interaction says so instead of "thinking…".
+func TestStoppedAskClosed(t *testing.T) {
+	r := newRig()
+	s := &wholeSender{}
+	r.settings.set(`{channels: {discord: {allowFrom: ["*"]}}}`)
+	r.proc.Senders = map[string]turn.Sender{"discord": s}
+	r.proc.Models["zero"] = &scriptModel{answers: []model.Response{final("never asked")}}
+	const key = "agent:main:discord:channel:123"
+	if err := r.store.MarkStop(context.Background(), key, stopmark.Mark{MessageID: "discord:999:9", At: r.clock.UnixMilli(), Pending: true}); err != nil {
+		t.Fatal(err)
+	}
+	m := inbound.Message{
+		ID: "discord:999:2", AgentID: "main", SessionKey: key,
+		Channel: "discord", AccountID: "999", ChatType: inbound.Channel, From: "discord:5", To: "123",
+		Text: "ask something", ReceivedAt: 1700000000000, ReplyToken: "tok",
+	}
+	if err := r.proc.Handle(context.Background(), m, 1); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]partPost{{To: handle(), Part: 0, Text: "⏹️ Stopped before it ran (/stop)."}}, s.posts); diff != "" {
+		t.Errorf("posts on the interaction (-want +got):\n%s", diff)
+	}
 }

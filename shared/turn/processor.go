@@ -132,7 +132,7 @@ func (p *Processor) Handle(ctx context.Context, m inbound.Message, attempt int) 
 // messages too (queue mode collect): m.Text is their combined prompt and
 // the commit records each of them done. loaded, when set, is the snapshot
 // of m the caller already read, so it is not read again.
-func (p *Processor) handle(ctx context.Context, m inbound.Message, attempt int, collected []string, loaded *sessionstate.Snapshot) error {
+func (p *Processor) handle(ctx context.Context, m inbound.Message, attempt int, collected []inbound.Message, loaded *sessionstate.Snapshot) error {
 	if err := m.Validate(); err != nil {
 		return err
 	}
@@ -169,7 +169,7 @@ func (p *Processor) handle(ctx context.Context, m inbound.Message, attempt int, 
 
 // turn runs a planned command, compaction or model turn: it settles the
 // session, answers, commits and delivers.
-func (p *Processor) turn(ctx context.Context, t *turnState, snap sessionstate.Snapshot, attempt int, collected []string) error {
+func (p *Processor) turn(ctx context.Context, t *turnState, snap sessionstate.Snapshot, attempt int, collected []inbound.Message) error {
 	m := t.msg
 	for _, h := range p.Hooks.MessageReceived {
 		h(ctx, m)
@@ -489,6 +489,11 @@ func (p *Processor) deliver(ctx context.Context, m inbound.Message, rec receipt.
 	}
 	if err := p.closeDeferral(ctx, m, rec); err != nil {
 		return err
+	}
+	if rec.Outcome == run.StatusAborted {
+		if err := p.releaseRemoteStop(ctx, m.SessionKey, nil); err != nil {
+			return err
+		}
 	}
 	if err := p.continueFlow(ctx, m, rec); err != nil {
 		return err

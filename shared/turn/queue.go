@@ -66,12 +66,8 @@ func (p *Processor) collect(ctx context.Context, msgs []inbound.Message, attempt
 	for _, m := range msgs {
 		merged.Attachments = append(merged.Attachments, m.Attachments...)
 	}
-	var ids []string
-	for _, m := range msgs[1:] {
-		ids = append(ids, m.ID)
-	}
 	p.log().InfoContext(ctx, "collecting queued messages into one turn", "session", first.SessionKey, "messages", len(msgs))
-	err = p.handle(ctx, merged, attempts[0], ids, &snap)
+	err = p.handle(ctx, merged, attempts[0], msgs[1:], &snap)
 	if fault.Is(err, fault.Conflict) {
 		p.log().WarnContext(ctx, "collected turn conflicted; one turn each instead", "session", first.SessionKey, "err", err)
 		return false, nil

@@ -28,6 +28,9 @@ func (p *Processor) dropStopped(ctx context.Context, m inbound.Message, s *stopm
 			return fmt.Errorf("count a message dropped by %s: %w", s.MessageID, err)
 		}
 	}
+	if err := p.releaseRemoteStop(ctx, m.SessionKey, s); err != nil {
+		return err
+	}
 	// A dropped Discord /ask says so instead of "thinking…" forever.
 	return p.postDeferral(ctx, m, handleOf(m), deferralStopped)
 }

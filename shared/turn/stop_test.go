@@ -292,3 +292,65 @@ func TestStopPollCost(t *testing.T) {
 		})
 	}
 }
+
+// remoteMarkingModel is a sub-agent's model during whose call the parent's
+// /stop marks the sub-agent's session (a Remote mark, as stopSubagents
+// writes), then answers.
+type remoteMarkingModel struct {
+	r     *rig
+	calls int
+}
+
+func (m *remoteMarkingModel) Complete(ctx context.Context, _ model.Request) (model.Response, error) {
+	m.calls++
+	if m.calls == 1 {
+		m.r.store.MarkStop(ctx, "agent:main:main", stopmark.Mark{MessageID: "parent:stop", At: m.r.clock.UnixMilli(), Pending: true, Remote: true})
+	}
+	return final(fmt.Sprintf("answer %d", m.calls)), nil
+}
+
+// TestSubagentStopReleased: a parent's /stop marks its sub-agent's
+// session (Remote). The mark ends the sub-agent's run, or drops its task
+// if it had not started, and is released right then: the next message to
+// the sub-agent (a sessions_send) runs instead of being dropped until the
+// mark expires. A mark of the session's own /stop is not released by a
+// dropped message: its /stop clears it.
+func TestSubagentStopReleased(t *testing.T) {
+	tests := []struct {
+		name      string
+		preMark   *stopmark.Mark // written before the first message; nil: the model writes a Remote one
+		wantSent  string
+		released  bool
+	}{
+		{name: "a running sub-agent is stopped at its commit", wantSent: "⏹️ Stopped. | answer 2", released: true},
+		{name: "a queued task is dropped", preMark: &stopmark.Mark{MessageID: "parent:stop", Pending: true, Remote: true},
+			wantSent: "answer 1", released: true},
+		{name: "the session's own /stop is not released by a drop", preMark: &stopmark.Mark{MessageID: "telegram:42:9", Pending: true},
+			wantSent: "", released: false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRig()
+			r.proc.Models["zero"] = &remoteMarkingModel{r: r}
+			if tc.preMark != nil {
+				mark := *tc.preMark
+				mark.At = r.clock.UnixMilli()
+				if err := r.store.MarkStop(context.Background(), "agent:main:main", mark); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r.handle(t, msg(1, "the task"))
+			r.handle(t, msg(2, "a sessions_send"))
+			if got := sentTexts(r); got != tc.wantSent {
+				t.Errorf("sent %q; want %q", got, tc.wantSent)
+			}
+			s, err := r.store.StopMark(context.Background(), "agent:main:main")
+			if err != nil || s == nil {
+				t.Fatalf("stop mark %+v, %v", s, err)
+			}
+			if got := !s.Pending; got != tc.released {
+				t.Errorf("mark released = %v (%+v); want %v", got, s, tc.released)
+			}
+		})
+	}
+}

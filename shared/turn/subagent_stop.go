@@ -25,7 +25,9 @@ type StopMarker interface {
 // (the tool results name the child's key and run) whose run is not
 // terminal gets the /stop's mark (Stop{MessageID: the /stop, Pending}),
 // which ends its run at its next check as a /stop in its own session
-// would, or drops its task if it has not started yet.
+// would, or drops its task if it has not started yet. The mark is Remote:
+// the child's stopped run, or its dropped task, clears it
+// (releaseRemoteStop), so a later sessions_send to the child runs.
 //
 // Where the deployment keeps no runs (no Processor.Runs), a child counts as
 // running while it has no session entry (a child's entry is written when
@@ -49,7 +51,7 @@ func (p *Processor) stopSubagents(ctx context.Context, t *turnState) (int, error
 	if err != nil {
 		return 0, err
 	}
-	mark := stopmark.Mark{MessageID: t.msg.ID, At: p.Now().UnixMilli(), Pending: true}
+	mark := stopmark.Mark{MessageID: t.msg.ID, At: p.Now().UnixMilli(), Pending: true, Remote: true}
 	n := 0
 	for _, c := range subagent.Spawned(msgs) {
 		running, err := p.subagentRunning(ctx, c)
@@ -118,4 +120,31 @@ func (p *Processor) wholeContext(ctx context.Context, c sessionstate.ModelContex
 		return nil, fmt.Errorf("read the context of %s: %w", c.SessionID, err)
 	}
 	return msgs, nil
+}
+
+// releaseRemoteStop clears a sub-agent's stop mark written by its parent's
+// /stop (stopmark.Mark.Remote) once the run it stopped has ended or the
+// task it stopped was dropped: nothing else in the child's session would
+// clear it, and until it expires every message sent to the child would be
+// dropped. A mark of the session's own /stop is left to that /stop.
+// Idempotent: StopDone on a cleared or replaced mark changes nothing.
+func (p *Processor) releaseRemoteStop(ctx context.Context, key string, s *stopmark.Mark) error {
+	stops, ok := p.Store.(Stops)
+	if !ok {
+		return nil
+	}
+	if s == nil {
+		var err error
+		if s, err = stops.StopMark(ctx, key); err != nil {
+			return fmt.Errorf("read the stop mark of %s: %w", key, err)
+		}
+	}
+	if s == nil || !s.Remote || !s.Pending {
+		return nil
+	}
+	if err := stops.StopDone(ctx, key, s.MessageID); err != nil {
+		return fmt.Errorf("release the sub-agent stop of %s: %w", key, err)
+	}
+	p.log().InfoContext(ctx, "sub-agent stop released: its run ended", "session", key, "stop", s.MessageID)
+	return nil
 }

@@ -146,6 +146,11 @@ func (m *a2aModel) answer(req chatRequest) (string, string) {
 // Telegram peer.
 const a2aConfig = `{session: {dmScope: "per-channel-peer"}, channels: {telegram: {allowFrom: ["*"], owners: ["*"]}}}`
 
+// a2aInterruptConfig is a2aConfig in queue mode interrupt: only a person's
+// message may stop a run, so a caller waiting in sessions_send is not
+// aborted by the reply-back round queued on its own session.
+const a2aInterruptConfig = `{session: {dmScope: "per-channel-peer"}, messages: {queue: {mode: "interrupt"}}, channels: {telegram: {allowFrom: ["*"], owners: ["*"]}}}`
+
 // a2aStack is a local stack with the a2a model and zero.json config.
 func a2aStack(t *testing.T, slow time.Duration, config string) (*Stack, *telegramtest.Server) {
 	st, tg, _ := a2aStackLogged(t, slow, config)
@@ -231,9 +236,11 @@ func sendArgs(key, message string, timeout int) string {
 // rounds end with REPLY_SKIP, and the target's announce reaches its
 // Telegram chat exactly once through the outbox; ANNOUNCE_SKIP stays
 // silent; a wait that times out still ends with the announce; and two
-// sessions that send to each other at the same moment both finish.
+// sessions that send to each other at the same moment both finish. It
+// runs in queue mode interrupt, where a reply-back round or announce that
+// wrote a stop mark would abort the waiting caller.
 func TestSessionsSendEndToEnd(t *testing.T) {
-	st, tg := a2aStack(t, 4*time.Second, a2aConfig)
+	st, tg := a2aStack(t, 4*time.Second, a2aInterruptConfig)
 	const a, b = 111, 222
 	chatSay(t, st, 1, a, "hello")
 	chatSay(t, st, 2, b, "hello")
