@@ -317,10 +317,10 @@ func (m *remoteMarkingModel) Complete(ctx context.Context, _ model.Request) (mod
 // dropped message: its /stop clears it.
 func TestSubagentStopReleased(t *testing.T) {
 	tests := []struct {
-		name      string
-		preMark   *stopmark.Mark // written before the first message; nil: the model writes a Remote one
-		wantSent  string
-		released  bool
+		name     string
+		preMark  *stopmark.Mark // written before the first message; nil: the model writes a Remote one
+		wantSent string
+		released bool
 	}{
 		{name: "a running sub-agent is stopped at its commit", wantSent: "⏹️ Stopped. | answer 2", released: true},
 		{name: "a queued task is dropped", preMark: &stopmark.Mark{MessageID: "parent:stop", Pending: true, Remote: true},
