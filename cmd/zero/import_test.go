@@ -149,11 +149,11 @@ func readTree(t *testing.T, dir string) map[string]string {
 func TestImportExportRoundTrip(t *testing.T) {
 	s := newMigrateStack(t)
 	out, errOut, err := zeroRun(t, "import", "--from", jsonlFixture)
-	if err != nil || !strings.Contains(out, "imported 4 sessions") || !strings.Contains(out, "4 created") {
+	if err != nil || !strings.Contains(out, "4 sessions from") || !strings.Contains(out, "4 imported") {
 		t.Fatalf("first import: %v\nstdout: %s\nstderr: %s", err, out, errOut)
 	}
 	first := s.snapshot(t)
-	if out, _, err := zeroRun(t, "import", "--from", jsonlFixture); err != nil || !strings.Contains(out, "4 unchanged") {
+	if out, _, err := zeroRun(t, "import", "--from", jsonlFixture); err != nil || !strings.Contains(out, "4 kept") {
 		t.Fatalf("second import: %v\n%s", err, out)
 	}
 	if diff := cmp.Diff(first, s.snapshot(t)); diff != "" {
@@ -270,7 +270,7 @@ func TestImportSQLiteMatchesJSONL(t *testing.T) {
 	newMigrateStack(t)
 	state := t.TempDir()
 	buildSQLite(t, state)
-	if out, errOut, err := zeroRun(t, "import", "--from", state); err != nil || !strings.Contains(out, "4 created") {
+	if out, errOut, err := zeroRun(t, "import", "--from", state); err != nil || !strings.Contains(out, "4 imported") {
 		t.Fatalf("import SQLite: %v\n%s%s", err, out, errOut)
 	}
 	fromSQLite := t.TempDir()
@@ -285,19 +285,21 @@ func TestImportSQLiteMatchesJSONL(t *testing.T) {
 func TestImportBrokenInput(t *testing.T) {
 	s := newMigrateStack(t)
 	out, errOut, err := zeroRun(t, "import", "--from", brokenFixture)
-	if err == nil || !strings.Contains(err.Error(), "5 items skipped") {
-		t.Fatalf("err = %v, want 5 items skipped", err)
+	if err == nil || !strings.Contains(err.Error(), "4 sessions skipped or in conflict") {
+		t.Fatalf("err = %v, want 4 sessions skipped", err)
 	}
-	if !strings.Contains(out, "imported 2 sessions") || !strings.Contains(out, "5 skipped") {
+	if !strings.Contains(out, "6 sessions from") || !strings.Contains(out, "4 skipped") {
 		t.Errorf("stdout = %q, want the refused row of another agent counted as skipped", out)
 	}
-	if !strings.Contains(out, "1 created") {
-		t.Errorf("stdout = %q, want the good session created", out)
+	// The entry whose transcript file is missing imports with no messages,
+	// and its line says so.
+	missing := "imported agent:main:dm:missing: 0 messages read, 0 written, 0 in ZERO; no transcript: " + brokenFixture + "/agents/main/sessions/66666666-6666-4666-8666-666666666666.jsonl does not exist"
+	if !strings.Contains(out, "2 imported") || !strings.Contains(out, missing) {
+		t.Errorf("stdout = %q, want the good session and the one without transcript imported:\n%s", out, missing)
 	}
 	store := brokenFixture + "/agents/main/sessions/sessions.json"
 	for _, want := range []string{
 		"skipped: " + store + ":6 (agent:main:dm:nosession): entry has no sessionId",
-		"skipped: " + store + ":9 (agent:main:dm:missing): transcript ",
 		"skipped: " + brokenFixture + "/agents/main/sessions/77777777-7777-4777-8777-777777777777.jsonl:3 (agent:main:dm:badline): not a JSON object",
 		"skipped: " + store + ":17 (agent:main:dm:badtype): entry: json: cannot unmarshal",
 		"skipped: " + store + ":21 (agent:work:main): invalid: the key names agent \"work\", but it is in agent \"main\"'s store; not imported",
@@ -320,7 +322,7 @@ func TestImportBrokenInput(t *testing.T) {
 func TestImportDryRun(t *testing.T) {
 	s := newMigrateStack(t)
 	out, _, err := zeroRun(t, "import", "--from", jsonlFixture, "--agent", "main", "--dry-run")
-	if err != nil || !strings.Contains(out, "would import (dry run) 4 sessions") || !strings.Contains(out, "4 created") {
+	if err != nil || !strings.Contains(out, "dry run, nothing written: 4 sessions") || !strings.Contains(out, "4 imported") {
 		t.Fatalf("dry run: %v\n%s", err, out)
 	}
 	if got := s.snapshot(t); len(got) != 0 {
