@@ -85,7 +85,7 @@ func TestReadRelease20260906(t *testing.T) {
 // TestReadBadEvents: an event that cannot be read makes its session a
 // Problem naming the seq; the other sessions read.
 func TestReadBadEvents(t *testing.T) {
-	alice, bob := "aaaaaaaa-0000-4000-8000-000000000001", "bbbbbbbb-0000-4000-8000-000000000002"
+	alice, bob := "a9060000-0000-4000-8000-000000000001", "a9060000-0000-4000-8000-000000000002"
 	tests := []struct {
 		name    string
 		damage  string

@@ -34,10 +34,10 @@ func TestReadDirRelease20260130(t *testing.T) {
 	}
 	dir := filepath.Join(root, "agents", "main", "sessions")
 	want := []got{
-		{"agent:main:telegram:dm:7001", 6, strings.Join(sessions[0].Events, "\n") + "\n", ""},
-		{"agent:main:telegram:dm:7002", 2, strings.Join(sessions[1].Events, "\n") + "\n", ""},
-		{"agent:main:telegram:group:-1007003", 2, strings.Join(sessions[2].Events, "\n") + "\n", ""},
-		{"agent:main:main", 0, "", "no transcript: " + filepath.Join(dir, "dddddddd-0000-4000-8000-000000000004.jsonl") + " does not exist"},
+		{"agent:main:telegram:dm:7101", 6, strings.Join(sessions[0].Events, "\n") + "\n", ""},
+		{"agent:main:telegram:dm:7102", 2, strings.Join(sessions[1].Events, "\n") + "\n", ""},
+		{"agent:main:telegram:group:-1007103", 2, strings.Join(sessions[2].Events, "\n") + "\n", ""},
+		{"agent:main:main", 0, "", "no transcript: " + filepath.Join(dir, "a1300000-0000-4000-8000-000000000004.jsonl") + " does not exist"},
 	}
 	var rows []got
 	for _, it := range items {
@@ -79,7 +79,7 @@ func TestImportEntryWithoutTranscript(t *testing.T) {
 		t.Errorf("results (-want +got):\n%s", diff)
 	}
 	e := sessions.entries["agent:main:main"]
-	if e.TranscriptSeq != 0 || e.LastTo != "telegram:7001" || e.DeliveryContext.To != "telegram:7001" || e.LastChannel != "telegram" {
+	if e.TranscriptSeq != 0 || e.LastTo != "telegram:7101" || e.DeliveryContext.To != "telegram:7101" || e.LastChannel != "telegram" {
 		t.Errorf("entry: seq %d, lastTo %q, delivery %+v, lastChannel %q; want no parts and the route kept", e.TranscriptSeq, e.LastTo, e.DeliveryContext, e.LastChannel)
 	}
 	if keys, _ := bucket.List(context.Background(), ""); len(keys) != 0 {
@@ -98,7 +98,7 @@ func TestImportCounts(t *testing.T) {
 	}
 	var alice Item
 	for _, it := range items {
-		if it.Key == "agent:main:telegram:dm:7001" {
+		if it.Key == "agent:main:telegram:dm:7101" {
 			alice = it
 		}
 	}

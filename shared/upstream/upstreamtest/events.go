@@ -33,19 +33,19 @@ func (b *builder) private(p Peer, sid string, turns ...turn) Session {
 		"model":  "claude-sonnet-4-5", "modelProvider": "anthropic",
 	}
 	s := b.session(fmt.Sprintf("agent:main:telegram:%s:%d", kind, p.ID), sid, entry, p, turns)
-	s.ChatType = "direct"
+	s.ChatType, s.Chat = "direct", p.ID
 	return s
 }
 
-// group is the group chat Group as session sid.
-func (b *builder) group(sid string, turns ...turn) Session {
-	to := fmt.Sprintf("telegram:%d", Group)
+// group is the group chat group as session sid.
+func (b *builder) group(group int64, sid string, turns ...turn) Session {
+	to := fmt.Sprintf("telegram:%d", group)
 	entry := map[string]any{
 		"sessionId": sid, "chatType": "group", "channel": "telegram", "subject": "Family",
 		"lastChannel": "telegram", "lastTo": to, "deliveryContext": map[string]any{"channel": "telegram", "to": to},
 	}
-	s := b.session(fmt.Sprintf("agent:main:telegram:group:%d", Group), sid, entry, Peer{ID: 7003, Name: "Carol"}, turns)
-	s.ChatType = "group"
+	s := b.session(fmt.Sprintf("agent:main:telegram:group:%d", group), sid, entry, Peer{ID: 7003, Name: "Carol"}, turns)
+	s.ChatType, s.Chat = "group", group
 	return s
 }
 

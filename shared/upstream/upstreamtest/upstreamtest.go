@@ -34,6 +34,7 @@ type Session struct {
 	// what a reader of the imported session must find.
 	Messages []string
 	ChatType string // direct | group (session_windows.chat_type)
+	Chat     int64  // the Telegram chat: the private sender's id, or the group's
 }
 
 // SessionID is s's session id.
@@ -45,12 +46,26 @@ type Peer struct {
 	Name string
 }
 
-// The senders and the group of Chats.
-var (
-	Alice = Peer{ID: 7001, Name: "Alice"}
-	Bob   = Peer{ID: 7002, Name: "Bob"}
-	Group = int64(-1007003)
-)
+// people are the senders and group of release's store: 2026.9.6 has
+// Alice 7001, Bob 7002 and group -1007003; 2026.1.30 the same people with
+// ids 100 further (7101, 7102, -1007103), so both stores can be imported
+// into one stack side by side.
+func people(release Release) (alice, bob Peer, group int64) {
+	off := int64(0)
+	if release == Release20260130 {
+		off = 100
+	}
+	return Peer{ID: 7001 + off, Name: "Alice"}, Peer{ID: 7002 + off, Name: "Bob"}, -1007003 - off
+}
+
+// sid is session n's id in release's store.
+func sid(release Release, n int) string {
+	prefix := "a9060000"
+	if release == Release20260130 {
+		prefix = "a1300000"
+	}
+	return fmt.Sprintf("%s-0000-4000-8000-%012d", prefix, n)
+}
 
 // LongText is the user message of 3 KiB in Alice's chat: long enough that
 // release 2026.9.6 stores it zstd-compressed.
@@ -64,28 +79,29 @@ var LongText = "Here are my notes from the trip, please keep them: " + strings.R
 // transcript file.
 func Chats(release Release, now time.Time) []Session {
 	b := builder{release: release, now: now.Add(-10 * time.Minute)}
+	alice, bob, group := people(release)
 	out := []Session{
-		b.private(Alice, "aaaaaaaa-0000-4000-8000-000000000001",
+		b.private(alice, sid(release, 1),
 			turn{user: "Hello! Remember that my cat is called Miso."},
 			turn{assistant: "Nice to meet Miso's human. I will remember."},
 			turn{user: LongText},
 			turn{assistant: "Saved your trip notes.", tool: "memory_write"},
 		),
-		b.private(Bob, "bbbbbbbb-0000-4000-8000-000000000002",
+		b.private(bob, sid(release, 2),
 			turn{user: "What is 6 times 7?"},
 			turn{assistant: "42."},
 		),
-		b.group("cccccccc-0000-4000-8000-000000000003",
+		b.group(group, sid(release, 3),
 			turn{user: "Carol: bot, say hi to the family"},
 			turn{assistant: "Hi, family!"},
 		),
 	}
 	if release == Release20260130 {
+		to := fmt.Sprintf("telegram:%d", alice.ID)
 		out = append(out, Session{Key: "agent:main:main", ChatType: "direct", Entry: map[string]any{
-			"sessionId": "dddddddd-0000-4000-8000-000000000004", "updatedAt": b.now.UnixMilli(),
-			"lastChannel": "telegram", "lastTo": fmt.Sprintf("telegram:%d", Alice.ID),
-			"deliveryContext": map[string]any{"channel": "telegram", "to": fmt.Sprintf("telegram:%d", Alice.ID)},
-			"sessionFile":     "/home/old/.openclaw/agents/main/sessions/dddddddd-0000-4000-8000-000000000004.jsonl",
+			"sessionId": sid(release, 4), "updatedAt": b.now.UnixMilli(),
+			"lastChannel": "telegram", "lastTo": to, "deliveryContext": map[string]any{"channel": "telegram", "to": to},
+			"sessionFile": "/home/old/.openclaw/agents/main/sessions/" + sid(release, 4) + ".jsonl",
 		}})
 	}
 	return out
