@@ -65,12 +65,15 @@ func s3Client(cfg aws.Config, getenv func(string) string) *s3.Client {
 var importAbout = []string{
 	"Imports the upstream system's sessions from its state directory DIR (the",
 	"folder holding agents/): per agent, the SQLite store",
-	"agents/<id>/agent/" + sqlitedb.FileName + " when there is one, else",
-	"agents/<id>/sessions/sessions.json and its JSONL transcripts. Entries go to",
-	"the session table and transcripts to the bucket, as the runner writes them;",
-	"the model context is rebuilt from each transcript. Running it again changes",
-	"nothing; a stored session newer than the imported one is kept. Bad input is",
-	"reported with its path and line and skipped.",
+	"agents/<id>/agent/" + sqlitedb.FileName + " (2026.9.6 and later; read without",
+	"writing beside it) when there is one, else agents/<id>/sessions/sessions.json",
+	"and its JSONL transcripts. Entries go to the session table and transcripts to",
+	"the bucket, as the runner writes them; the model context is rebuilt from each",
+	"transcript. Private-chat keys ...:direct:<peer> become ZERO's ...:dm:<peer>",
+	"(set session.dmScope to what upstream used). One line per session",
+	"(imported, extended, kept, conflict, skipped) and the messages read and",
+	"written; running it again changes nothing. A session that cannot be read",
+	"whole is skipped and listed, and the command exits non-zero.",
 }
 
 // runImport is `zero import`.
