@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -49,16 +50,21 @@ func decodeEvent(ev event) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
+// decoder is the one zstd decoder every Read shares (DecodeAll is safe
+// for concurrent use), its memory bounded by maxEventBytes.
+var decoder = sync.OnceValues(func() (*zstd.Decoder, error) {
+	return zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxEventBytes))
+})
+
 // unzstd decodes one zstd frame whose decoded length must be size.
 func unzstd(frame []byte, size sql.NullInt64) ([]byte, error) {
 	if !size.Valid || size.Int64 < 0 || size.Int64 > maxEventBytes {
 		return nil, fmt.Errorf("event_zstd without a usable event_utf8_bytes (%v)", size)
 	}
-	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(uint64(size.Int64)+1))
+	dec, err := decoder()
 	if err != nil {
 		return nil, fmt.Errorf("zstd decoder: %w", err)
 	}
-	defer dec.Close()
 	out, err := dec.DecodeAll(frame, make([]byte, 0, size.Int64))
 	if err != nil {
 		return nil, fmt.Errorf("event_zstd does not decode: %v", err)

@@ -152,3 +152,34 @@ func FuzzDecodeEvent(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkRead reads a 2026.9.6 store of 300 sessions (100 copies of the
+// fixture's three chats, a zstd row in each of Alice's) after its gateway
+// stopped; it reports sessions read per second.
+func BenchmarkRead(b *testing.B) {
+	base := upstreamtest.Chats(upstreamtest.Release20260906, time.Now())
+	var many []upstreamtest.Session
+	for i := range 100 {
+		for _, s := range base {
+			c := s
+			c.Key = fmt.Sprintf("%s%d", s.Key, i)
+			c.Entry = map[string]any{}
+			for k, v := range s.Entry {
+				c.Entry[k] = v
+			}
+			c.Entry["sessionId"] = fmt.Sprintf("%s-%d", s.SessionID(), i)
+			many = append(many, c)
+		}
+	}
+	path := filepath.Join(b.TempDir(), FileName)
+	db, _ := sqlitedbtest.Write(b, path, many)
+	db.Close()
+	b.ResetTimer()
+	for range b.N {
+		items, problems, err := Read(context.Background(), path, "main")
+		if err != nil || len(problems) > 0 || len(items) != len(many) {
+			b.Fatalf("Read: %d items, %v, %v", len(items), problems, err)
+		}
+	}
+	b.ReportMetric(float64(len(many)*b.N)/b.Elapsed().Seconds(), "sessions/s")
+}
