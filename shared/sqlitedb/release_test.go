@@ -183,3 +183,20 @@ func BenchmarkRead(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(many)*b.N)/b.Elapsed().Seconds(), "sessions/s")
 }
+
+// TestReadCurrentSessionID: the row's current_session_id names the
+// session (and its transcript), not a stale sessionId in entry_json.
+func TestReadCurrentSessionID(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	sessions := upstreamtest.Chats(upstreamtest.Release20260906, time.Now())
+	db, _ := sqlitedbtest.Write(t, path, sessions)
+	damage(t, db, `UPDATE session_nodes SET entry_json = json_set(entry_json, '$.sessionId', 'stale-0000') WHERE session_key = 'agent:main:telegram:direct:7002'`)
+	items, problems, err := Read(context.Background(), path, "main")
+	if err != nil || len(problems) > 0 || len(items) != 3 {
+		t.Fatalf("Read: %d items, %v, %v", len(items), problems, err)
+	}
+	bob := items[1]
+	if bob.Entry.SessionID != sessions[1].SessionID() || bob.Transcript.Messages != 2 {
+		t.Errorf("session %q with %d messages, want %q with 2", bob.Entry.SessionID, bob.Transcript.Messages, sessions[1].SessionID())
+	}
+}
