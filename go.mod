@@ -26,6 +26,8 @@ require (
 	modernc.org/sqlite v1.62.0
 )
 
+require github.com/klauspost/compress v1.20.4 // indirect
+
 require (
 	github.com/JohannesKaufmann/dom v0.3.1 // indirect
 	github.com/andybalholm/cascadia v1.3.4 // indirect

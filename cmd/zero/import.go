@@ -17,6 +17,7 @@ import (
 
 	"github.com/zero-gateway/zero/shared/awsconfig"
 	"github.com/zero-gateway/zero/shared/dynamo"
+	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/s3store"
 	"github.com/zero-gateway/zero/shared/sqlitedb"
 	"github.com/zero-gateway/zero/shared/upstream"
@@ -64,12 +65,15 @@ func s3Client(cfg aws.Config, getenv func(string) string) *s3.Client {
 var importAbout = []string{
 	"Imports the upstream system's sessions from its state directory DIR (the",
 	"folder holding agents/): per agent, the SQLite store",
-	"agents/<id>/agent/" + sqlitedb.FileName + " when there is one, else",
-	"agents/<id>/sessions/sessions.json and its JSONL transcripts. Entries go to",
-	"the session table and transcripts to the bucket, as the runner writes them;",
-	"the model context is rebuilt from each transcript. Running it again changes",
-	"nothing; a stored session newer than the imported one is kept. Bad input is",
-	"reported with its path and line and skipped.",
+	"agents/<id>/agent/" + sqlitedb.FileName + " (2026.9.6 and later; read without",
+	"writing beside it) when there is one, else agents/<id>/sessions/sessions.json",
+	"and its JSONL transcripts. Entries go to the session table and transcripts to",
+	"the bucket, as the runner writes them; the model context is rebuilt from each",
+	"transcript. Private-chat keys ...:direct:<peer> become ZERO's ...:dm:<peer>",
+	"(set session.dmScope to what upstream used). One line per session",
+	"(imported, extended, kept, conflict, skipped) and the messages read and",
+	"written; running it again changes nothing. A session that cannot be read",
+	"whole is skipped and listed, and the command exits non-zero.",
 }
 
 // runImport is `zero import`.
@@ -122,18 +126,18 @@ func readAgent(ctx context.Context, dir, agentID string) ([]upstream.Item, []ups
 	return items, problems, err
 }
 
-// importTally counts what an import did.
+// importTally counts what an import did, per outcome and in messages.
 type importTally struct {
-	outcomes map[upstream.Outcome]int
-	bytes    int
-	problems []upstream.Problem
+	outcomes                     map[string]int // imported, extended, kept, conflict, skipped
+	read, written, stored, bytes int
 }
 
 // importAgents reads and imports each agent's sessions, reporting
-// progress on a terminal, each skipped item on stderr and a summary on
-// stdout. Skipped items make it fail after everything else is imported.
+// progress on a terminal, one line per session (stdout; a skipped or
+// conflicting one on stderr) and the totals on stdout. Skipped and
+// conflicting sessions make it fail after everything else is imported.
 func importAgents(ctx context.Context, im *upstream.Importer, dir string, agents []string, stdout, stderr io.Writer) error {
-	t := importTally{outcomes: map[upstream.Outcome]int{}}
+	t := importTally{outcomes: map[string]int{}}
 	var items []upstream.Item
 	for _, a := range agents {
 		got, problems, err := readAgent(ctx, dir, a)
@@ -141,35 +145,68 @@ func importAgents(ctx context.Context, im *upstream.Importer, dir string, agents
 			return fmt.Errorf("import: %w", err)
 		}
 		items = append(items, got...)
-		t.problems = append(t.problems, problems...)
+		for _, p := range problems {
+			t.outcomes["skipped"]++
+			fmt.Fprintln(stderr, "skipped: "+p.String())
+		}
 	}
 	bar := newProgress(stderr, "import", len(items))
+	var lines []string
 	for i, it := range items {
-		out, n, err := im.Import(ctx, it)
-		if err != nil {
-			if ctx.Err() != nil {
-				return fmt.Errorf("import: %w", ctx.Err())
-			}
-			t.problems = append(t.problems, upstream.Problem{Path: it.From, Key: it.Key, Err: err.Error()})
+		res, err := im.Import(ctx, it)
+		if ctx.Err() != nil {
+			return fmt.Errorf("import: %w", ctx.Err())
+		}
+		line, bad := t.add(it, res, err)
+		if bad {
+			fmt.Fprintln(stderr, line)
 		} else {
-			t.outcomes[out]++
-			t.bytes += n
+			lines = append(lines, line)
 		}
 		bar.update(i+1, t.bytes)
 	}
 	bar.done()
-	for _, p := range t.problems {
-		fmt.Fprintln(stderr, "skipped: "+p.String())
+	for _, l := range lines {
+		fmt.Fprintln(stdout, l)
 	}
-	verb := "imported"
-	if im.DryRun {
-		verb = "would import (dry run)"
+	return t.report(stdout, dir, im.DryRun)
+}
+
+// add counts one session's result and returns its line for the report;
+// bad is true for a skipped or conflicting session.
+func (t *importTally) add(it upstream.Item, res upstream.Result, err error) (line string, bad bool) {
+	if err != nil {
+		outcome := "skipped"
+		if fault.Is(err, fault.Conflict) {
+			outcome = "conflict"
+		}
+		t.outcomes[outcome]++
+		return fmt.Sprintf("%s: %s", outcome, upstream.Problem{Path: it.From, Key: it.Key, Err: err.Error()}), true
 	}
-	fmt.Fprintf(stdout, "%s %d sessions from %s: %d created, %d updated, %d unchanged, %d kept (stored newer), %d skipped; %s of transcripts\n",
-		verb, len(items), dir, t.outcomes[upstream.Created], t.outcomes[upstream.Updated], t.outcomes[upstream.Unchanged],
-		t.outcomes[upstream.KeptNewer], len(t.problems), byteSize(t.bytes))
-	if len(t.problems) > 0 {
-		return fmt.Errorf("import: %d items skipped (listed above)", len(t.problems))
+	t.outcomes[res.Outcome.String()]++
+	t.read, t.written, t.stored, t.bytes = t.read+res.Read, t.written+res.Written, t.stored+res.Stored, t.bytes+res.Bytes
+	line = fmt.Sprintf("%s %s: %d messages read, %d written, %d in ZERO", res.Outcome, it.Key, res.Read, res.Written, res.Stored)
+	for _, why := range []string{res.Why, it.Note} {
+		if why != "" {
+			line += "; " + why
+		}
+	}
+	return line, false
+}
+
+// report prints the totals and fails when a session was skipped or in
+// conflict.
+func (t *importTally) report(w io.Writer, dir string, dry bool) error {
+	o := t.outcomes
+	prefix := ""
+	if dry {
+		prefix = "dry run, nothing written: "
+	}
+	fmt.Fprintf(w, "%s%d sessions from %s: %d imported, %d extended, %d kept, %d conflict, %d skipped; messages: %d read, %d written, %d in ZERO; %s of transcripts\n",
+		prefix, o["imported"]+o["extended"]+o["kept"]+o["conflict"]+o["skipped"], dir, o["imported"], o["extended"], o["kept"], o["conflict"], o["skipped"],
+		t.read, t.written, t.stored, byteSize(t.bytes))
+	if n := o["skipped"] + o["conflict"]; n > 0 {
+		return fmt.Errorf("import: %d sessions skipped or in conflict (listed above; run it again after a conflict)", n)
 	}
 	return nil
 }

@@ -24,6 +24,8 @@ import (
 	"github.com/zero-gateway/zero/shared/awsconfig"
 	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/sqlitedb"
+	"github.com/zero-gateway/zero/shared/sqlitedb/sqlitedbtest"
+	"github.com/zero-gateway/zero/shared/upstream/upstreamtest"
 )
 
 // The upstream fixture stores (shared/upstream/testdata): direct, legacy
@@ -149,11 +151,11 @@ func readTree(t *testing.T, dir string) map[string]string {
 func TestImportExportRoundTrip(t *testing.T) {
 	s := newMigrateStack(t)
 	out, errOut, err := zeroRun(t, "import", "--from", jsonlFixture)
-	if err != nil || !strings.Contains(out, "imported 4 sessions") || !strings.Contains(out, "4 created") {
+	if err != nil || !strings.Contains(out, "4 sessions from") || !strings.Contains(out, "4 imported") {
 		t.Fatalf("first import: %v\nstdout: %s\nstderr: %s", err, out, errOut)
 	}
 	first := s.snapshot(t)
-	if out, _, err := zeroRun(t, "import", "--from", jsonlFixture); err != nil || !strings.Contains(out, "4 unchanged") {
+	if out, _, err := zeroRun(t, "import", "--from", jsonlFixture); err != nil || !strings.Contains(out, "4 kept") {
 		t.Fatalf("second import: %v\n%s", err, out)
 	}
 	if diff := cmp.Diff(first, s.snapshot(t)); diff != "" {
@@ -270,7 +272,7 @@ func TestImportSQLiteMatchesJSONL(t *testing.T) {
 	newMigrateStack(t)
 	state := t.TempDir()
 	buildSQLite(t, state)
-	if out, errOut, err := zeroRun(t, "import", "--from", state); err != nil || !strings.Contains(out, "4 created") {
+	if out, errOut, err := zeroRun(t, "import", "--from", state); err != nil || !strings.Contains(out, "4 imported") {
 		t.Fatalf("import SQLite: %v\n%s%s", err, out, errOut)
 	}
 	fromSQLite := t.TempDir()
@@ -285,19 +287,21 @@ func TestImportSQLiteMatchesJSONL(t *testing.T) {
 func TestImportBrokenInput(t *testing.T) {
 	s := newMigrateStack(t)
 	out, errOut, err := zeroRun(t, "import", "--from", brokenFixture)
-	if err == nil || !strings.Contains(err.Error(), "5 items skipped") {
-		t.Fatalf("err = %v, want 5 items skipped", err)
+	if err == nil || !strings.Contains(err.Error(), "4 sessions skipped or in conflict") {
+		t.Fatalf("err = %v, want 4 sessions skipped", err)
 	}
-	if !strings.Contains(out, "imported 2 sessions") || !strings.Contains(out, "5 skipped") {
+	if !strings.Contains(out, "6 sessions from") || !strings.Contains(out, "4 skipped") {
 		t.Errorf("stdout = %q, want the refused row of another agent counted as skipped", out)
 	}
-	if !strings.Contains(out, "1 created") {
-		t.Errorf("stdout = %q, want the good session created", out)
+	// The entry whose transcript file is missing imports with no messages,
+	// and its line says so.
+	missing := "imported agent:main:dm:missing: 0 messages read, 0 written, 0 in ZERO; no transcript: " + brokenFixture + "/agents/main/sessions/66666666-6666-4666-8666-666666666666.jsonl does not exist"
+	if !strings.Contains(out, "2 imported") || !strings.Contains(out, missing) {
+		t.Errorf("stdout = %q, want the good session and the one without transcript imported:\n%s", out, missing)
 	}
 	store := brokenFixture + "/agents/main/sessions/sessions.json"
 	for _, want := range []string{
 		"skipped: " + store + ":6 (agent:main:dm:nosession): entry has no sessionId",
-		"skipped: " + store + ":9 (agent:main:dm:missing): transcript ",
 		"skipped: " + brokenFixture + "/agents/main/sessions/77777777-7777-4777-8777-777777777777.jsonl:3 (agent:main:dm:badline): not a JSON object",
 		"skipped: " + store + ":17 (agent:main:dm:badtype): entry: json: cannot unmarshal",
 		"skipped: " + store + ":21 (agent:work:main): invalid: the key names agent \"work\", but it is in agent \"main\"'s store; not imported",
@@ -320,7 +324,7 @@ func TestImportBrokenInput(t *testing.T) {
 func TestImportDryRun(t *testing.T) {
 	s := newMigrateStack(t)
 	out, _, err := zeroRun(t, "import", "--from", jsonlFixture, "--agent", "main", "--dry-run")
-	if err != nil || !strings.Contains(out, "would import (dry run) 4 sessions") || !strings.Contains(out, "4 created") {
+	if err != nil || !strings.Contains(out, "dry run, nothing written: 4 sessions") || !strings.Contains(out, "4 imported") {
 		t.Fatalf("dry run: %v\n%s", err, out)
 	}
 	if got := s.snapshot(t); len(got) != 0 {
@@ -375,6 +379,82 @@ func TestParseSince(t *testing.T) {
 			}
 			if got != tt.want.UnixMilli() {
 				t.Errorf("parseSince(%q) = %v, want %v", tt.in, time.UnixMilli(got).UTC(), tt.want)
+			}
+		})
+	}
+}
+
+// TestImportSummary: a store of each upstream layout, built as the
+// upstream program writes it, imports with exit 0 and one line per
+// session; messages read equal messages written for every imported
+// session, and a damaged zstd row skips its session (exit non-zero) with
+// the others imported.
+func TestImportSummary(t *testing.T) {
+	now := time.Now()
+	sqliteStore := func(t *testing.T, damage string) string {
+		state := t.TempDir()
+		db, _ := sqlitedbtest.Write(t, sqlitedb.Path(state, "main"), upstreamtest.Chats(upstreamtest.Release20260906, now))
+		if damage != "" {
+			if _, err := db.Exec(damage); err != nil {
+				t.Fatal(err)
+			}
+		}
+		db.Close()
+		return state
+	}
+	jsonlStore := func(t *testing.T, _ string) string {
+		state := t.TempDir()
+		upstreamtest.WriteJSONL(t, state, "main", upstreamtest.Chats(upstreamtest.Release20260130, now))
+		return state
+	}
+	tests := []struct {
+		name      string
+		store     func(*testing.T, string) string
+		damage    string
+		wantLines []string // stdout, the totals last
+		wantErr   string   // stderr; "" for exit 0
+	}{
+		{name: "2026.9.6 SQLite", store: sqliteStore, wantLines: []string{
+			"imported agent:main:telegram:dm:7001: 6 messages read, 6 written, 6 in ZERO",
+			"imported agent:main:telegram:dm:7002: 2 messages read, 2 written, 2 in ZERO",
+			"imported agent:main:telegram:group:-1007003: 2 messages read, 2 written, 2 in ZERO",
+			"3 sessions from STATE: 3 imported, 0 extended, 0 kept, 0 conflict, 0 skipped; messages: 10 read, 10 written, 10 in ZERO; ",
+		}},
+		{name: "2026.1.30 sessions.json and JSONL", store: jsonlStore, wantLines: []string{
+			"imported agent:main:main: 0 messages read, 0 written, 0 in ZERO; no transcript: STATE/agents/main/sessions/a1300000-0000-4000-8000-000000000004.jsonl does not exist",
+			"imported agent:main:telegram:dm:7101: 6 messages read, 6 written, 6 in ZERO",
+			"imported agent:main:telegram:dm:7102: 2 messages read, 2 written, 2 in ZERO",
+			"imported agent:main:telegram:group:-1007103: 2 messages read, 2 written, 2 in ZERO",
+			"4 sessions from STATE: 4 imported, 0 extended, 0 kept, 0 conflict, 0 skipped; messages: 10 read, 10 written, 10 in ZERO; ",
+		}},
+		{name: "2026.9.6 with a damaged zstd row", store: sqliteStore,
+			damage: `UPDATE transcript_events SET event_utf8_bytes = event_utf8_bytes - 1 WHERE event_zstd IS NOT NULL`,
+			wantLines: []string{
+				"imported agent:main:telegram:dm:7002: 2 messages read, 2 written, 2 in ZERO",
+				"imported agent:main:telegram:group:-1007003: 2 messages read, 2 written, 2 in ZERO",
+				"3 sessions from STATE: 2 imported, 0 extended, 0 kept, 0 conflict, 1 skipped; messages: 4 read, 4 written, 4 in ZERO; ",
+			},
+			wantErr: "skipped: STATE/agents/main/agent/openclaw-agent.sqlite#transcript_events:",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			newMigrateStack(t)
+			state := tt.store(t, tt.damage)
+			out, errOut, err := zeroRun(t, "import", "--from", state)
+			if (err != nil) != (tt.wantErr != "") {
+				t.Fatalf("import: %v\nstdout: %s\nstderr: %s", err, out, errOut)
+			}
+			lines := strings.Split(strings.TrimSuffix(strings.ReplaceAll(out, state, "STATE"), "\n"), "\n")
+			last := len(lines) - 1
+			if len(lines) == len(tt.wantLines) && strings.HasPrefix(lines[last], tt.wantLines[last]) {
+				lines[last] = tt.wantLines[last] // the byte count varies with the clock in the fixture
+			}
+			if diff := cmp.Diff(tt.wantLines, lines); diff != "" {
+				t.Errorf("stdout (-want +got):\n%s", diff)
+			}
+			if !strings.Contains(strings.ReplaceAll(errOut, state, "STATE"), tt.wantErr) {
+				t.Errorf("stderr = %q, want %q", errOut, tt.wantErr)
 			}
 		})
 	}

@@ -1,20 +1,25 @@
 // Package sqlitedb reads the upstream system's per-agent SQLite session
-// store (agents/<agentId>/agent/openclaw-agent.sqlite, newer releases),
-// read-only, with the pure-Go driver modernc.org/sqlite so the CLI stays a
-// static CGO-free binary. It hands rows to shared/upstream, which decodes
-// them as it decodes the JSONL layout.
+// store (agents/<agentId>/agent/openclaw-agent.sqlite, release 2026.9.6 and
+// later), read-only, with the pure-Go driver modernc.org/sqlite so the CLI
+// stays a static CGO-free binary. It hands rows to shared/upstream, which
+// decodes them as it decodes the JSONL layout.
 //
-// Schema, as the issue describes it (no public reference names the
-// columns; these are this package's assumption, with fallbacks):
+// The tables it reads (measured on stores the upstream program wrote;
+// STRICT tables, WAL journal):
 //
-//	session_nodes(session_key TEXT, session_id TEXT, entry_json TEXT)
-//	transcript_events(session_id TEXT, seq INTEGER, event_json TEXT)
+//	session_nodes(session_key TEXT PRIMARY KEY, current_session_id TEXT NOT NULL, entry_json TEXT NOT NULL, …)
+//	transcript_events(session_id, seq, event_json TEXT NULL, event_zstd BLOB NULL, event_utf8_bytes, …)
 //
-// one row per session key (the current session id and the entry as JSON),
-// one row per transcript line in seq order (the first one the header,
-// version 4). Each column is found by the first of its candidate names the
-// table has (see columns), so near variants (key, entry, line, data, ...)
-// read too.
+// one row per session key (its current session id and the entry as JSON),
+// one row per transcript event in seq order (seq 0 the header, version 4).
+// An event is either event_json or a zstd frame in event_zstd whose decoded
+// length is event_utf8_bytes (events.go). Each column is found by the first
+// of its candidate names the table has (see columns), so the older assumed
+// names (session_id, …) read too; event_zstd is optional.
+//
+// Nothing is written beside the store: a store whose WAL file holds
+// changes is copied (database and WAL) into a temporary directory and read
+// there; one without is opened immutable and read-only (open.go).
 package sqlitedb
 
 import (
@@ -22,7 +27,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"path/filepath"
 	"strings"
 
@@ -42,30 +46,34 @@ func Path(root, agentID string) string {
 // candidate column names, the first the table has wins.
 var (
 	nodeKey   = []string{"session_key", "key", "sessionKey"}
-	nodeID    = []string{"session_id", "sessionId", "current_session_id"}
+	nodeID    = []string{"current_session_id", "session_id", "sessionId"}
 	nodeEntry = []string{"entry_json", "entry", "data", "json", "value"}
 	eventSess = []string{"session_id", "sessionId"}
 	eventSeq  = []string{"seq", "idx", "line", "line_no", "position", "rowid"}
 	eventLine = []string{"event_json", "event", "line_json", "data", "json", "value"}
+	eventZstd = []string{"event_zstd", ""}       // "": the table has none
+	eventSize = []string{"event_utf8_bytes", ""} // "": the table has none
 )
 
-// Read reads agentID's sessions from the store at path, read-only. A row
-// whose entry cannot be decoded, a session without transcript events and
-// a transcript with a bad event are Problems (path#table and the row's
-// rowid or the event's seq as the line) and are left out; a file that is
-// not such a store is an error.
+// Read reads agentID's sessions from the store at path, writing nothing
+// beside it. A row whose entry cannot be decoded, a session without
+// transcript events and a transcript with an event that cannot be read
+// (bad JSON, a zstd frame that does not decode or whose length is not its
+// event_utf8_bytes, neither column set) are Problems (path#table and the
+// row's rowid or the event's seq as the line) and are left out whole; a
+// file that is not such a store is an error. The row's current session
+// id is the session's id, whatever its entry_json says.
 func Read(ctx context.Context, path, agentID string) ([]upstream.Item, []upstream.Problem, error) {
-	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?mode=ro&_pragma=query_only(1)"
-	db, err := sql.Open("sqlite", dsn)
+	db, done, err := open(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, nil, err
 	}
-	defer db.Close()
+	defer done()
 	nodes, err := columns(ctx, db, "session_nodes", nodeKey, nodeID, nodeEntry)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	events, err := columns(ctx, db, "transcript_events", eventSess, eventSeq, eventLine)
+	events, err := columns(ctx, db, "transcript_events", eventSess, eventSeq, eventLine, eventZstd, eventSize)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -127,13 +135,12 @@ func readNodes(ctx context.Context, db *sql.DB, cols []string) ([]node, error) {
 	return all, nil
 }
 
-// withSessionID adds the row's session id to an entry that lacks one.
+// withSessionID sets the entry's sessionId to the row's current session
+// id (the transcript read is that session's); an entry that is not an
+// object, or a row without an id, is returned as it is.
 func withSessionID(entry []byte, id string) []byte {
 	var fields map[string]json.RawMessage
 	if id == "" || json.Unmarshal(entry, &fields) != nil || fields == nil {
-		return entry
-	}
-	if _, ok := fields["sessionId"]; ok {
 		return entry
 	}
 	fields["sessionId"], _ = json.Marshal(id)
@@ -141,49 +148,15 @@ func withSessionID(entry []byte, id string) []byte {
 	return out
 }
 
-// transcriptOf reads and checks the transcript events of sessionID. A
-// missing or bad transcript is a Problem; a failed query an error.
-func transcriptOf(ctx context.Context, db *sql.DB, path string, cols []string, sessionID, key string) (upstream.Transcript, *upstream.Problem, error) {
-	rows, err := db.QueryContext(ctx, fmt.Sprintf(`SELECT %q, %q FROM transcript_events WHERE %q = ? ORDER BY %q`, cols[1], cols[2], cols[0], cols[1]), sessionID)
-	if err != nil {
-		return upstream.Transcript{}, nil, fmt.Errorf("%s: read transcript_events: %w", path, err)
-	}
-	defer rows.Close()
-	var seqs []int64
-	var b strings.Builder
-	for rows.Next() {
-		var seq int64
-		var line sql.NullString
-		if err := rows.Scan(&seq, &line); err != nil {
-			return upstream.Transcript{}, nil, fmt.Errorf("%s: read transcript_events: %w", path, err)
-		}
-		seqs = append(seqs, seq)
-		b.WriteString(strings.ReplaceAll(line.String, "\n", " ") + "\n")
-	}
-	if err := rows.Err(); err != nil {
-		return upstream.Transcript{}, nil, fmt.Errorf("%s: read transcript_events: %w", path, err)
-	}
-	where := &upstream.Problem{Path: path + "#transcript_events", Key: key}
-	if len(seqs) == 0 {
-		where.Err = "session " + sessionID + " has no transcript events"
-		return upstream.Transcript{}, where, nil
-	}
-	t, err := upstream.ParseTranscript([]byte(b.String()))
-	if le, ok := err.(*upstream.LineError); ok {
-		where.Line, where.Err = int(seqs[min(le.Line, len(seqs))-1]), le.Msg
-		return upstream.Transcript{}, where, nil
-	}
-	return t, nil, err
-}
-
-// columns returns, for each candidate list, the first name table has.
+// columns returns, for each candidate list, the first name table has; a
+// list ending in "" is optional and gives "" when table has none of it.
 func columns(ctx context.Context, db *sql.DB, table string, want ...[]string) ([]string, error) {
 	rows, err := db.QueryContext(ctx, `SELECT name FROM pragma_table_info(?)`, table)
 	if err != nil {
 		return nil, fmt.Errorf("read the columns of %s: %w", table, err)
 	}
 	defer rows.Close()
-	have := map[string]bool{"rowid": true}
+	have := map[string]bool{"rowid": true, "": true}
 	for rows.Next() {
 		var name string
 		if err := rows.Scan(&name); err != nil {
@@ -191,18 +164,22 @@ func columns(ctx context.Context, db *sql.DB, table string, want ...[]string) ([
 		}
 		have[name] = true
 	}
-	if len(have) == 1 {
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read the columns of %s: %w", table, err)
+	}
+	if len(have) == 2 {
 		return nil, fmt.Errorf("no table %s: not an upstream session store", table)
 	}
 	out := make([]string, len(want))
 	for i, names := range want {
+		found := false
 		for _, n := range names {
 			if have[n] {
-				out[i] = n
+				out[i], found = n, true
 				break
 			}
 		}
-		if out[i] == "" {
+		if !found {
 			return nil, fmt.Errorf("table %s has none of the columns %s", table, strings.Join(names, ", "))
 		}
 	}

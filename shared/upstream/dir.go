@@ -20,16 +20,23 @@ type Item struct {
 	Transcript Transcript
 	// From says where the entry came from, for reports ("file:line").
 	From string
+	// Note is what the reader could not take but did not refuse the
+	// session for (a transcript file that is missing), for the report;
+	// "" when none.
+	Note string
 }
 
 // NewItem makes the Item of an upstream entry stored under rawKey in
 // agentID's store: the key made canonical as the upstream loader migrates
 // it (session.Canonical: legacy bare group:/channel: keys become
-// agent:<agentId>:<channel>:group:<id>, "main" the agent's main key).
+// agent:<agentId>:<channel>:group:<id>, "main" the agent's main key), and
+// a private chat's …:direct:<peer> (2026.9.6) ZERO's …:dm:<peer>, the key
+// session.Key gives the same sender's next message under the dmScope the
+// upstream program used.
 func NewItem(agentID, rawKey string, e session.Entry, t Transcript, from string) Item {
 	agentID = session.NormalizeAgentID(agentID)
 	e.AgentID = agentID
-	key := session.Canonical(agentID, rawKey, e.Channel, session.KeyConfig{})
+	key := zeroKey(session.Canonical(agentID, rawKey, e.Channel, session.KeyConfig{}))
 	return Item{AgentID: agentID, Key: key, Entry: e, Transcript: t, From: from}
 }
 
@@ -58,9 +65,12 @@ func Agents(root string) ([]string, error) {
 // sessions.json and, per entry, the transcript its sessionFile names (an
 // absolute path from the old host falls back to the same file name in the
 // sessions folder) or else <sessionId>.jsonl (<sessionId>-topic-<thread>
-// for a forum topic key) beside the store. A bad entry, a missing
-// transcript and a transcript with a bad line are Problems (path and line)
-// and are left out; a store that cannot be read is an error.
+// for a forum topic key) beside the store. An entry whose transcript file
+// does not exist (2026.1.30 keeps an agent:main:main entry that only
+// records the last route) is an Item with no transcript and a Note naming
+// the missing file. A bad entry, an unreadable transcript and a
+// transcript with a bad line are Problems (path and line) and are left
+// out; a store that cannot be read is an error.
 func ReadDir(root, agentID string) ([]Item, []Problem, error) {
 	storePath := StorePath(root, agentID)
 	data, err := os.ReadFile(storePath)
@@ -74,12 +84,13 @@ func ReadDir(root, agentID string) ([]Item, []Problem, error) {
 		item := NewItem(agentID, se.Key, se.Entry, Transcript{}, from)
 		path := transcriptFile(filepath.Dir(storePath), item)
 		raw, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			item.Note = "no transcript: " + path + " does not exist"
+			items = append(items, item)
+			continue
+		}
 		if err != nil {
-			msg := err.Error()
-			if errors.Is(err, fs.ErrNotExist) {
-				msg = "transcript " + path + " is missing"
-			}
-			problems = append(problems, Problem{Path: storePath, Line: se.Line, Key: se.Key, Err: msg})
+			problems = append(problems, Problem{Path: storePath, Line: se.Line, Key: se.Key, Err: err.Error()})
 			continue
 		}
 		t, err := ParseTranscript(raw)

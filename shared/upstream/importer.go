@@ -29,14 +29,25 @@ type Sessions interface {
 type Outcome int
 
 const (
-	Created   Outcome = iota + 1 // the key had no entry
-	Updated                      // the entry was replaced or its transcript extended
-	Unchanged                    // already imported: nothing to write
-	KeptNewer                    // the stored session is newer: kept as it is
+	Imported Outcome = iota + 1 // the key had no entry, or an older other session was replaced
+	Extended                    // the same session: its transcript grew or its entry is newer
+	Kept                        // nothing written: already imported, or the stored session is newer
 )
 
 func (o Outcome) String() string {
-	return map[Outcome]string{Created: "created", Updated: "updated", Unchanged: "unchanged", KeptNewer: "kept newer"}[o]
+	return map[Outcome]string{Imported: "imported", Extended: "extended", Kept: "kept"}[o]
+}
+
+// Result is what Import did with one session, for the summary.
+type Result struct {
+	Outcome Outcome
+	Why     string // for Kept, and for an Imported that replaced a session
+	Bytes   int    // transcript bytes written
+	// Read is the number of messages in the imported transcript; Written
+	// the number written now (all of them for Imported, the new ones for
+	// Extended, none for Kept); Stored the number in the stored transcript
+	// after the import, read back (dry run: what it would hold).
+	Read, Written, Stored int
 }
 
 // Importer moves upstream sessions into ZERO's table and bucket.
@@ -46,65 +57,90 @@ type Importer struct {
 	DryRun   bool              // read and decide, write nothing
 }
 
-// Import imports one session and returns what it did and the transcript
-// bytes it wrote. The rules: an entry under the same key with another
-// sessionId is replaced only when the import's updatedAt is newer; the
-// transcript at the session's path (session.TranscriptPath) is written
-// only when what is stored there is a prefix of the import's (the rest
-// goes in as one new part), so two transcripts never interleave; the
-// entry gets ZERO's transcript position and its context rebuilt from the
-// transcript (compaction.ContextOf, from its last compaction), written together.
-// A second import of the same item is Unchanged. When the entry write
-// fails, the part just written is removed: nothing is left half-written.
-// An item whose key names another agent than the store it was read from
-// (agent:<other>:...) is refused with a fault.Invalid error, before
-// anything is read or written: the caller reports it as skipped.
-func (im *Importer) Import(ctx context.Context, it Item) (Outcome, int, error) {
+// Import imports one session and returns what it did. The rules: an
+// entry under the same key with another sessionId is replaced only when
+// the import's updatedAt is newer; the transcript at the session's path
+// (session.TranscriptPath) is written only when what is stored there is a
+// prefix of the import's (the rest goes in as one new part), so two
+// transcripts never interleave; the entry gets ZERO's transcript position
+// and its context rebuilt from the transcript (compaction.ContextOf, from
+// its last compaction), written together. A second import of the same
+// item is Kept. When the entry write fails, the part just written is
+// removed: nothing is left half-written. After a write the transcript is
+// read back: a stored transcript that does not hold every imported
+// message is an error.
+//
+// Errors: an item whose key names another agent than the store it was
+// read from (agent:<other>:...) is fault.Invalid, before anything is read
+// or written (the caller reports it as skipped); a stored transcript that
+// diverges from the import's, or an entry changed by a turn meanwhile, is
+// fault.Conflict (nothing of it is written; run the import again).
+func (im *Importer) Import(ctx context.Context, it Item) (Result, error) {
 	if err := it.ownKey(); err != nil {
-		return 0, 0, err
+		return Result{}, err
 	}
+	read := it.Transcript.Messages
 	var prev *session.Entry
 	stored, err := im.Sessions.Get(ctx, it.Key)
 	switch {
 	case fault.Is(err, fault.NotFound):
 	case err != nil:
-		return 0, 0, fmt.Errorf("read session %s: %w", it.Key, err)
+		return Result{}, fmt.Errorf("read session %s: %w", it.Key, err)
 	default:
 		prev = &stored
 		if stored.SessionID != it.Entry.SessionID && it.Entry.UpdatedAt <= stored.UpdatedAt {
-			return KeptNewer, 0, nil
+			return Result{Outcome: Kept, Why: "the stored session " + stored.SessionID + " is newer", Read: read}, nil
 		}
 	}
 	same := prev != nil && prev.SessionID == it.Entry.SessionID
 	path := session.TranscriptPath(it.Key, it.Entry)
 	parts, have, err := im.stored(ctx, path)
 	if err != nil {
-		return 0, 0, err
+		return Result{}, err
 	}
 	stream := it.Transcript.Stream
 	switch {
 	case bytes.HasPrefix(stream, have):
 	case same && bytes.HasPrefix(have, stream):
-		return KeptNewer, 0, nil // ZERO's turns went on past the import
+		return Result{Outcome: Kept, Why: "ZERO's turns went on past the import", Read: read, Stored: CountMessages(have)}, nil
 	default:
-		return 0, 0, fmt.Errorf("transcript %s: the stored one is not a prefix of the import's; not interleaving them", path)
+		return Result{}, fault.New(fault.Conflict, "transcript %s: the stored one is not a prefix of the import's; not interleaving them", path)
 	}
 	add := stream[len(have):]
 	if same && len(add) == 0 && it.Entry.UpdatedAt <= stored.UpdatedAt {
-		return Unchanged, 0, nil
+		return Result{Outcome: Kept, Why: "already imported", Read: read, Stored: read}, nil
 	}
 	e := im.entry(it, prev, int64(parts))
 	if len(add) > 0 {
 		e.TranscriptSeq++
 	}
-	out := Created
-	if prev != nil {
-		out = Updated
+	res := Result{Outcome: Imported, Bytes: len(add), Read: read, Written: CountMessages(add), Stored: read}
+	switch {
+	case same:
+		res.Outcome = Extended
+	case prev != nil:
+		res.Why = "replaced the older session " + prev.SessionID
 	}
 	if im.DryRun {
-		return out, len(add), nil
+		return res, nil
 	}
-	return out, len(add), im.write(ctx, it.Key, prev, e, path, add, stream)
+	if err := im.write(ctx, it.Key, prev, e, path, add, stream); err != nil {
+		return Result{}, err
+	}
+	return im.check(ctx, path, res)
+}
+
+// check reads the transcript at path back and counts its messages into
+// res: fewer than the import read is an error, never a quiet gap.
+func (im *Importer) check(ctx context.Context, path string, res Result) (Result, error) {
+	back, err := transcript.NewLog(im.Bucket).Read(ctx, path)
+	if err != nil {
+		return Result{}, fmt.Errorf("read back transcript %s: %w", path, err)
+	}
+	if res.Stored = CountMessages(back); res.Stored != res.Read {
+		return res, fmt.Errorf("transcript %s holds %d messages after the import, the upstream one %d", path, res.Stored, res.Read)
+	}
+	return res, nil
 }
 
 // ownKey refuses an item of agent A's store whose key names agent B:
@@ -176,6 +212,7 @@ func (im *Importer) write(ctx context.Context, key string, prev *session.Entry, 
 	if err == nil {
 		return nil
 	}
+
 	if r, ok := im.Bucket.(transcript.Remover); ok && len(add) > 0 {
 		if rerr := r.Remove(ctx, transcript.PartKey(path, e.TranscriptSeq)); rerr != nil {
 			return fmt.Errorf("write session %s: %w (and removing its new transcript part failed: %v)", key, err, rerr)

@@ -63,11 +63,11 @@ func importAll(t *testing.T, im *Importer, items []Item) []Outcome {
 	t.Helper()
 	var out []Outcome
 	for _, it := range items {
-		o, _, err := im.Import(context.Background(), it)
+		res, err := im.Import(context.Background(), it)
 		if err != nil {
 			t.Fatalf("import %s: %v", it.Key, err)
 		}
-		out = append(out, o)
+		out = append(out, res.Outcome)
 	}
 	return out
 }
@@ -76,12 +76,12 @@ func TestImportTwiceChangesNothing(t *testing.T) {
 	sessions, bucket := newMemSessions(), transcripttest.NewMemBucket()
 	im := &Importer{Sessions: sessions, Bucket: bucket}
 	items := fixtureItems(t)
-	if diff := cmp.Diff([]Outcome{Created, Created, Created, Created}, importAll(t, im, items)); diff != "" {
+	if diff := cmp.Diff([]Outcome{Imported, Imported, Imported, Imported}, importAll(t, im, items)); diff != "" {
 		t.Errorf("first import (-want +got):\n%s", diff)
 	}
 	entries := maps.Clone(sessions.entries)
 	keys, _ := bucket.List(context.Background(), "")
-	if diff := cmp.Diff([]Outcome{Unchanged, Unchanged, Unchanged, Unchanged}, importAll(t, im, items)); diff != "" {
+	if diff := cmp.Diff([]Outcome{Kept, Kept, Kept, Kept}, importAll(t, im, items)); diff != "" {
 		t.Errorf("second import (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(entries, sessions.entries); diff != "" {
@@ -131,7 +131,10 @@ func TestImportOverExisting(t *testing.T) {
 	base := fixtureItems(t)[1] // the group session
 	const more = `{"type":"message","id":"b2000003","parentId":"b2000002","timestamp":"t","message":{"role":"user","content":"later","timestamp":1}}` + "\n"
 	extended := base
-	extended.Transcript = Transcript{Stream: append(append([]byte(nil), base.Transcript.Stream...), more...), LastID: "b2000003"}
+	var err error
+	if extended.Transcript, err = ParseTranscript(append(append([]byte(nil), base.Transcript.Stream...), more...)); err != nil {
+		t.Fatal(err)
+	}
 	extended.Entry.UpdatedAt++
 	diverged := base
 	diverged.Transcript = Transcript{Stream: []byte(`{"type":"session","version":3,"id":"x"}` + "\n")}
@@ -148,18 +151,19 @@ func TestImportOverExisting(t *testing.T) {
 		wantSeq  int64
 		wantLast string
 	}{
-		{name: "same transcript, same time", next: base, want: Unchanged, wantSeq: 1, wantLast: "b2000002"},
-		{name: "transcript extended: one new part", next: extended, want: Updated, wantSeq: 2, wantLast: "b2000003"},
-		{name: "stored transcript is not a prefix", next: diverged, wantErr: "not interleaving"},
-		{name: "older other session: stored kept", next: otherOlder, want: KeptNewer, wantSeq: 1, wantLast: "b2000002"},
-		{name: "newer other session replaces", next: otherNewer, want: Updated, wantSeq: 1, wantLast: "b2000002"},
+		{name: "same transcript, same time", next: base, want: Kept, wantSeq: 1, wantLast: "b2000002"},
+		{name: "transcript extended: one new part", next: extended, want: Extended, wantSeq: 2, wantLast: "b2000003"},
+		{name: "stored transcript is not a prefix: a conflict", next: diverged, wantErr: "conflict: transcript"},
+		{name: "older other session: stored kept", next: otherOlder, want: Kept, wantSeq: 1, wantLast: "b2000002"},
+		{name: "newer other session replaces", next: otherNewer, want: Imported, wantSeq: 1, wantLast: "b2000002"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			sessions := newMemSessions()
 			im := &Importer{Sessions: sessions, Bucket: transcripttest.NewMemBucket()}
 			importAll(t, im, []Item{base})
-			got, _, err := im.Import(context.Background(), tt.next)
+			res, err := im.Import(context.Background(), tt.next)
+			got := res.Outcome
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)
@@ -181,7 +185,7 @@ func TestImportFailedWriteLeavesNothing(t *testing.T) {
 	sessions, bucket := newMemSessions(), transcripttest.NewMemBucket()
 	im := &Importer{Sessions: sessions, Bucket: bucket}
 	sessions.fail = fault.New(fault.Conflict, "raced")
-	if _, _, err := im.Import(context.Background(), fixtureItems(t)[0]); err == nil {
+	if _, err := im.Import(context.Background(), fixtureItems(t)[0]); err == nil {
 		t.Fatal("Import succeeded, want the write error")
 	}
 	if keys, _ := bucket.List(context.Background(), ""); len(keys) != 0 || len(sessions.entries) != 0 {
@@ -192,7 +196,7 @@ func TestImportFailedWriteLeavesNothing(t *testing.T) {
 func TestImportDryRunWritesNothing(t *testing.T) {
 	sessions, bucket := newMemSessions(), transcripttest.NewMemBucket()
 	im := &Importer{Sessions: sessions, Bucket: bucket, DryRun: true}
-	if diff := cmp.Diff([]Outcome{Created, Created, Created, Created}, importAll(t, im, fixtureItems(t))); diff != "" {
+	if diff := cmp.Diff([]Outcome{Imported, Imported, Imported, Imported}, importAll(t, im, fixtureItems(t))); diff != "" {
 		t.Errorf("dry run (-want +got):\n%s", diff)
 	}
 	if keys, _ := bucket.List(context.Background(), ""); len(keys) != 0 || len(sessions.entries) != 0 {
@@ -223,7 +227,7 @@ func TestImportRefusesAnotherAgentsKey(t *testing.T) {
 				sessions, bucket := newMemSessions(), transcripttest.NewMemBucket()
 				im := &Importer{Sessions: sessions, Bucket: bucket, DryRun: dry}
 				it := NewItem("main", tt.rawKey, base.Entry, base.Transcript, base.From)
-				_, _, err := im.Import(context.Background(), it)
+				_, err := im.Import(context.Background(), it)
 				if tt.wantErr == "" {
 					if err != nil || it.Key != tt.wantKey {
 						t.Fatalf("Import of %s = %v; want it imported under %s", it.Key, err, tt.wantKey)

@@ -13,6 +13,9 @@ type Transcript struct {
 	Stream []byte
 	// Lines is the number of lines, the header included.
 	Lines int
+	// Messages is the number of "message" lines (user, assistant and
+	// tool results): what an import's summary counts.
+	Messages int
 	// LastID is the id of the last line that has one: the parentId of the
 	// next line a turn writes.
 	LastID string
@@ -55,6 +58,9 @@ func ParseTranscript(data []byte) (Transcript, error) {
 		case t.Lines > 0 && *head.Type != "session" && head.ID != "":
 			t.LastID = head.ID
 		}
+		if *head.Type == "message" {
+			t.Messages++
+		}
 		if err := json.Compact(&out, raw); err != nil {
 			return Transcript{}, &LineError{Line: i + 1, Msg: err.Error()}
 		}
@@ -66,4 +72,20 @@ func ParseTranscript(data []byte) (Transcript, error) {
 	}
 	t.Stream = out.Bytes()
 	return t, nil
+}
+
+// CountMessages is the number of "message" lines in a stored transcript
+// stream (one JSON object per line); lines that do not decode are not
+// counted.
+func CountMessages(stream []byte) int {
+	n := 0
+	for _, raw := range bytes.Split(stream, []byte("\n")) {
+		var head struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(raw, &head) == nil && head.Type == "message" {
+			n++
+		}
+	}
+	return n
 }

@@ -17,7 +17,7 @@ func TestParseTranscript(t *testing.T) {
 		{
 			name: "header and lines, last id, blank lines dropped, spaces compacted",
 			in:   head + "\n" + `{"type":"message", "id":"a1","parentId":null}` + "\n" + `{"type":"label","id":"a2"}` + "\n\n",
-			want: Transcript{Stream: []byte(head + `{"type":"message","id":"a1","parentId":null}` + "\n" + `{"type":"label","id":"a2"}` + "\n"), Lines: 3, LastID: "a2"},
+			want: Transcript{Stream: []byte(head + `{"type":"message","id":"a1","parentId":null}` + "\n" + `{"type":"label","id":"a2"}` + "\n"), Lines: 3, Messages: 1, LastID: "a2"},
 		},
 		{
 			name: "version 4 header",
