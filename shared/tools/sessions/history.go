@@ -65,10 +65,10 @@ const historySchema = `{"type":"object","properties":{` +
 // Spec implements tools.Tool.
 func (HistoryTool) Spec() model.ToolSpec {
 	return model.ToolSpec{
-		Name:        HistoryName,
+		Name: HistoryName,
 		Description: "Read a session's transcript messages (the last ones), by session key or sessionId; tool calls and results only with includeTools. " +
 			"The view is safety-filtered: thinking and tool-call scaffolding stripped, credential-like text masked, long blocks cut (flags truncated, droppedMessages, contentTruncated, contentRedacted).",
-		Schema:      json.RawMessage(historySchema),
+		Schema: json.RawMessage(historySchema),
 	}
 }
 
