@@ -89,7 +89,7 @@ func offered(t *testing.T, doc string, d builtin.Deps, ref model.Ref, clients ma
 var (
 	fsTools        = []string{"read", "write", "edit"}
 	memoryTools    = []string{"memory_search", "memory_get"}
-	defaultOffered = slices.Concat([]string{"sessions_yield", "subagents", "agents_list", "web_fetch", "cron", "gateway"}, fsTools, memoryTools) // every backend, no image model
+	defaultOffered = slices.Concat([]string{"agents_list", "web_fetch", "cron", "gateway"}, fsTools, memoryTools) // every backend, no image model
 )
 
 func TestOffered(t *testing.T) {
@@ -101,35 +101,35 @@ func TestOffered(t *testing.T) {
 		clients map[string]model.Client
 		want    []string
 	}{
-		{name: "no backends", config: `{tools: {web: {search: {enabled: true}}}, commands: {restart: true}}`, want: []string{"sessions_yield", "subagents", "agents_list"}},
+		{name: "no backends", config: `{tools: {web: {search: {enabled: true}}}, commands: {restart: true}}`, want: []string{"agents_list"}},
 		{name: "every backend, defaults", config: `{}`, deps: every(), want: defaultOffered},
 		// web (was TestWebToolsOffered)
 		{name: "web_search enabled", config: `{tools: {web: {search: {enabled: true, maxResults: 3}}}}`, deps: every(),
-			want: slices.Concat([]string{"sessions_yield", "subagents", "agents_list", "web_fetch", "web_search", "cron", "gateway"}, fsTools, memoryTools)},
-		{name: "web_fetch disabled", config: `{tools: {web: {fetch: {enabled: false}}}}`, deps: every(), want: slices.Concat([]string{"sessions_yield", "subagents", "agents_list", "cron", "gateway"}, fsTools, memoryTools)},
-		{name: "group:web denied", config: `{tools: {deny: ["group:web"], web: {search: {enabled: true}}}}`, deps: every(), want: slices.Concat([]string{"sessions_yield", "subagents", "agents_list", "cron", "gateway"}, fsTools, memoryTools)},
+			want: slices.Concat([]string{"agents_list", "web_fetch", "web_search", "cron", "gateway"}, fsTools, memoryTools)},
+		{name: "web_fetch disabled", config: `{tools: {web: {fetch: {enabled: false}}}}`, deps: every(), want: slices.Concat([]string{"agents_list", "cron", "gateway"}, fsTools, memoryTools)},
+		{name: "group:web denied", config: `{tools: {deny: ["group:web"], web: {search: {enabled: true}}}}`, deps: every(), want: slices.Concat([]string{"agents_list", "cron", "gateway"}, fsTools, memoryTools)},
 		// memory (was TestMemoryToolsOffered)
-		{name: "group:memory denied", config: `{tools: {deny: ["group:memory"]}}`, deps: every(), want: slices.Concat([]string{"sessions_yield", "subagents", "agents_list", "web_fetch", "cron", "gateway"}, fsTools)},
+		{name: "group:memory denied", config: `{tools: {deny: ["group:memory"]}}`, deps: every(), want: slices.Concat([]string{"agents_list", "web_fetch", "cron", "gateway"}, fsTools)},
 		{name: "the messaging profile", config: `{tools: {profile: "messaging"}}`, deps: every(), want: []string{}},
 		// files (was TestFileToolsFollowThePolicy)
-		{name: "group:fs denied", config: `{tools: {deny: ["group:fs"]}}`, deps: every(), want: slices.Concat([]string{"sessions_yield", "subagents", "agents_list", "web_fetch", "cron", "gateway"}, memoryTools)},
+		{name: "group:fs denied", config: `{tools: {deny: ["group:fs"]}}`, deps: every(), want: slices.Concat([]string{"agents_list", "web_fetch", "cron", "gateway"}, memoryTools)},
 		{name: "apply_patch needs an OpenAI model", config: `{tools: {exec: {applyPatch: {enabled: true}}}}`, deps: every(), ref: echo, want: defaultOffered},
 		{name: "apply_patch enabled for OpenAI", config: `{tools: {exec: {applyPatch: {enabled: true}}}}`, deps: every(), ref: gpt52,
-			want: slices.Concat([]string{"sessions_yield", "subagents", "agents_list", "web_fetch", "cron", "gateway"}, fsTools, []string{"apply_patch"}, memoryTools)},
+			want: slices.Concat([]string{"agents_list", "web_fetch", "cron", "gateway"}, fsTools, []string{"apply_patch"}, memoryTools)},
 		{name: "apply_patch denied", config: `{tools: {deny: ["apply_patch"], exec: {applyPatch: {enabled: true}}}}`, deps: every(), ref: gpt52, want: defaultOffered},
 		// image (was TestImageToolOffered)
 		{name: "an image model", config: `{agents: {defaults: {imageModel: "openai/gpt-4o"}}}`, deps: every(), clients: vision,
-			want: slices.Concat([]string{"sessions_yield", "subagents", "agents_list", "web_fetch", "image", "cron", "gateway"}, fsTools, memoryTools)},
+			want: slices.Concat([]string{"agents_list", "web_fetch", "image", "cron", "gateway"}, fsTools, memoryTools)},
 		{name: "the image model's provider missing", config: `{agents: {defaults: {imageModel: "openai/gpt-4o"}}}`, deps: every(), want: defaultOffered},
 		{name: "no image model, a run model without vision", config: `{}`, deps: every(), ref: echo, clients: vision, want: defaultOffered},
 		{name: "a bedrock image model", config: `{agents: {defaults: {imageModel: "bedrock/amazon.nova-pro-v1:0"}}}`, deps: every(), clients: vision, want: defaultOffered},
 		{name: "image denied", config: `{tools: {deny: ["image"]}, agents: {defaults: {imageModel: "openai/gpt-4o"}}}`, deps: every(), clients: vision, want: defaultOffered},
 		// automation (was TestAutomationToolsOffered)
 		{name: "gateway enabled by commands.restart", config: `{commands: {restart: true}}`, deps: every(),
-			want: slices.Concat([]string{"sessions_yield", "subagents", "agents_list", "web_fetch", "cron", "gateway"}, fsTools, memoryTools)},
+			want: slices.Concat([]string{"agents_list", "web_fetch", "cron", "gateway"}, fsTools, memoryTools)},
 		{name: "group:automation denied", config: `{commands: {restart: true}, tools: {deny: ["group:automation"]}}`, deps: every(),
-			want: slices.Concat([]string{"sessions_yield", "subagents", "agents_list", "web_fetch"}, fsTools, memoryTools)},
-		{name: "gateway denied alone", config: `{tools: {deny: ["gateway"]}}`, deps: every(), want: slices.Concat([]string{"sessions_yield", "subagents", "agents_list", "web_fetch", "cron"}, fsTools, memoryTools)},
+			want: slices.Concat([]string{"agents_list", "web_fetch"}, fsTools, memoryTools)},
+		{name: "gateway denied alone", config: `{tools: {deny: ["gateway"]}}`, deps: every(), want: slices.Concat([]string{"agents_list", "web_fetch", "cron"}, fsTools, memoryTools)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -47,7 +47,7 @@ func (nopMessenger) Do(context.Context, chataction.Action) (chataction.Result, e
 // the engine's /status report, sessions_list and sessions_history with a
 // store that reads sessions, sessions_send with that and an ingest door,
 // sessions_spawn with a door, message with channel messengers;
-// sessions_yield, subagents and agents_list always.
+// sessions_yield and subagents with a door; agents_list always.
 func TestSessionAndMessageToolsOffered(t *testing.T) {
 	reads := builtin.Deps{Sessions: noSessions{}}
 	tests := []struct {
@@ -56,15 +56,15 @@ func TestSessionAndMessageToolsOffered(t *testing.T) {
 		status, door bool
 		want         []string
 	}{
-		{name: "nothing", want: []string{"sessions_yield", "subagents", "agents_list"}},
-		{name: "a status report", status: true, want: []string{"session_status", "sessions_yield", "subagents", "agents_list"}},
+		{name: "nothing", want: []string{"agents_list"}},
+		{name: "a status report", status: true, want: []string{"session_status", "agents_list"}},
 		{name: "a store that reads sessions", deps: reads, status: true,
-			want: []string{"session_status", "sessions_list", "sessions_history", "sessions_yield", "subagents", "agents_list"}},
+			want: []string{"session_status", "sessions_list", "sessions_history", "agents_list"}},
 		{name: "a door", door: true, want: []string{"sessions_spawn", "sessions_yield", "subagents", "agents_list"}},
 		{name: "a store and a door", deps: reads, status: true, door: true,
 			want: []string{"session_status", "sessions_list", "sessions_history", "sessions_send", "sessions_spawn", "sessions_yield", "subagents", "agents_list"}},
 		{name: "messengers", deps: builtin.Deps{Messengers: map[string]messaging.Messenger{"telegram": nopMessenger{}}},
-			want: []string{"sessions_yield", "subagents", "agents_list", "message"}},
+			want: []string{"agents_list", "message"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
