@@ -14,7 +14,7 @@ import (
 )
 
 // Mask replaces the secret part of a credential.
-const Mask = "***"
+const Mask = "[REDACTED]"
 
 // rule is one kind of credential: a pattern whose submatch "keep" (when
 // the pattern has one) survives, and the rest of the match is masked.
@@ -42,7 +42,7 @@ var rules = []rule{
 	{"telegram bot token", regexp.MustCompile(`(?P<keep>\b[0-9]{6,12}:)[A-Za-z0-9_\-]{30,}`)},
 	{"jwt", regexp.MustCompile(`(?P<keep>\beyJ)[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}`)},
 	// name=value, name: value and "name": "value" for secret-sounding names.
-	{"assignment", regexp.MustCompile(`(?i)(?P<keep>\b[a-z0-9_\-]*(?:password|passwd|pwd|secret|token|api[_\-]?key|access[_\-]?key|private[_\-]?key|client[_\-]?secret)["']?\s*[:=]\s*["']?)[^\s"',;&*]{6,}`)},
+	{"assignment", regexp.MustCompile(`(?i)(?P<keep>\b[a-z0-9_\-]*(?:password|passwd|pwd|secret|token|api[_\-]?key|access[_\-]?key|private[_\-]?key|client[_\-]?secret)["']?\s*[:=]\s*["']?)[^\s"',;&]{6,}`)},
 }
 
 // Text returns s with every credential-like span masked, and whether

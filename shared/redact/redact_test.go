@@ -14,22 +14,24 @@ func TestText(t *testing.T) {
 		masked         bool
 	}{
 		{"plain text", "the token authentication flow is described in the basic guide", "the token authentication flow is described in the basic guide", false},
-		{"openai key", "key sk-proj-abcdefghijklmnop1234 here", "key sk-proj-*** here", true},
-		{"anthropic key", "sk-ant-api03-AbCdEfGhIjKlMnOpQrSt", "sk-ant-***", true},
-		{"bearer token", "Authorization: Bearer abcdef0123456789XYZ", "Authorization: Bearer ***", true},
-		{"url password", "dial postgres://admin:hunter2secret@db.example.com:5432/app", "dial postgres://admin:***@db.example.com:5432/app", true},
-		{"github token", "ghp_0123456789abcdefghijABCDEFGHIJ", "ghp_***", true},
-		{"slack token", "xoxb-1234567890-abcdef", "xoxb-***", true},
-		{"aws key id", "AKIAIOSFODNN7EXAMPLE is the id", "AKIA*** is the id", true},
-		{"google key", "AIzaSyA0123456789abcdefghijklmnopqrstuv", "AIza***", true},
-		{"telegram bot token", "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0", "123456789:***", true},
-		{"jwt", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpM", "eyJ***", true},
-		{"password assignment", `password=hunter2hunter2 next`, `password=*** next`, true},
-		{"json secret field", `{"client_secret": "abcdef123456"}`, `{"client_secret": "***"}`, true},
-		{"api key yaml", "OPENAI_API_KEY: 0123456789abcdef", "OPENAI_API_KEY: ***", true},
+		{"openai key", "key sk-proj-abcdefghijklmnop1234 here", "key sk-proj-[REDACTED] here", true},
+		{"anthropic key", "sk-ant-api03-AbCdEfGhIjKlMnOpQrSt", "sk-ant-[REDACTED]", true},
+		{"bearer token", "Authorization: Bearer abcdef0123456789XYZ", "Authorization: Bearer [REDACTED]", true},
+		{"url password", "dial postgres://admin:hunter2secret@db.example.com:5432/app", "dial postgres://admin:[REDACTED]@db.example.com:5432/app", true},
+		{"github token", "ghp_0123456789abcdefghijABCDEFGHIJ", "ghp_[REDACTED]", true},
+		{"slack token", "xoxb-1234567890-abcdef", "xoxb-[REDACTED]", true},
+		{"aws key id", "AKIAIOSFODNN7EXAMPLE is the id", "AKIA[REDACTED] is the id", true},
+		{"google key", "AIzaSyA0123456789abcdefghijklmnopqrstuv", "AIza[REDACTED]", true},
+		{"telegram bot token", "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0", "123456789:[REDACTED]", true},
+		{"jwt", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpM", "eyJ[REDACTED]", true},
+		{"password assignment", `password=hunter2hunter2 next`, `password=[REDACTED] next`, true},
+		{"json secret field", `{"client_secret": "abcdef123456"}`, `{"client_secret": "[REDACTED]"}`, true},
+		{"api key yaml", "OPENAI_API_KEY: 0123456789abcdef", "OPENAI_API_KEY: [REDACTED]", true},
+		{"a key in a key field", `api_key="sk-proj-abcdefghijklmnop1234"`, `api_key="[REDACTED]"`, true},
+		{"a password with stars", "passwd: ab*cd*ef*gh", "passwd: [REDACTED]", true},
 		{"short value kept", "password=abc", "password=abc", false},
-		{"private key", "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAx0123456789abcdef\n-----END RSA PRIVATE KEY-----\nafter", "-----BEGIN RSA PRIVATE KEY-----***\nafter", true},
-		{"already masked", "sk-proj-*** and Bearer *** and https://u:***@h", "sk-proj-*** and Bearer *** and https://u:***@h", false},
+		{"private key", "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAx0123456789abcdef\n-----END RSA PRIVATE KEY-----\nafter", "-----BEGIN RSA PRIVATE KEY-----[REDACTED]\nafter", true},
+		{"already masked", "sk-proj-[REDACTED] and Bearer [REDACTED] and https://u:[REDACTED]@h", "sk-proj-[REDACTED] and Bearer [REDACTED] and https://u:[REDACTED]@h", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, masked := Text(tc.in)
@@ -55,7 +57,7 @@ var planted = []string{
 // FuzzText: masking is idempotent, keeps valid UTF-8 valid, and a planted
 // credential (separated by spaces) never survives.
 func FuzzText(f *testing.F) {
-	for _, s := range []string{"", "hello", "Bearer abcdefghijklmnop", "https://a:b@c", "password=hunter22", "-----BEGIN PRIVATE KEY-----\nAAAAAAAAAAAAAAAAAAAA", "sk-***"} {
+	for _, s := range []string{"", "hello", "Bearer abcdefghijklmnop", "https://a:b@c", "password=hunter22", "-----BEGIN PRIVATE KEY-----\nAAAAAAAAAAAAAAAAAAAA", "sk-[REDACTED]"} {
 		f.Add(s, uint8(0))
 	}
 	f.Fuzz(func(t *testing.T, s string, pick uint8) {
