@@ -27,6 +27,7 @@ var roles = map[string]string{
 	"transcript":   "domain",
 	"model":        "domain",
 	"run":          "domain", // agent runs: the record, the event log, the store port and its conformance suite
+	"redact":       "domain", // masking credential-like text (keys, bearer tokens, URL passwords) in what a tool shows
 	"stopmark":     "domain", // the mark a /stop leaves on its session: expiry, Active, the commit's check
 	"outbox":       "domain", // durable deliveries (announces): the item, its states, the store port
 	"receipt":      "domain", // the idempotency record of one inbound message: committed, then done

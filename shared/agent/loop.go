@@ -16,6 +16,7 @@ import (
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/tool"
+	"github.com/zero-gateway/zero/shared/tools/sessions"
 )
 
 // Defaults of Loop's bounds.
@@ -166,6 +167,9 @@ func (l *Loop) Run(ctx context.Context, in Input) (Output, error) {
 			}
 			out.Messages = append(out.Messages, model.Message{Role: model.ToolResult, ToolCallID: c.ID, ToolName: c.Name, IsError: result.IsError, Content: result.Text})
 		}
+		if Yielded(out.Messages[len(out.Messages)-len(resp.ToolCalls):]) {
+			break
+		}
 	}
 	out.Reply = Reply(out.Messages)
 	return out, nil
@@ -177,8 +181,9 @@ const notRun = "not run: the run reached its limit of tool rounds"
 // Reply derives the text to deliver from a run's messages, so a retried
 // turn that adopts a recorded run replies exactly as the first attempt
 // would have: the last assistant text, where SilentToken (the whole
-// text, surrounding whitespace allowed) means no reply; a note when the run stopped
-// at its iteration bound; and, when nothing renderable is left and a tool
+// text, surrounding whitespace allowed) means no reply; after a yield
+// (Yielded) that text as it is; a note when the run stopped at its
+// iteration bound; and, when nothing renderable is left and a tool
 // failed, a fallback naming the failure.
 func Reply(msgs []model.Message) string {
 	last := -1
@@ -191,6 +196,12 @@ func Reply(msgs []model.Message) string {
 		return ""
 	}
 	t := strings.TrimSpace(msgs[last].Content)
+	if last < len(msgs)-1 && Yielded(msgs[last+1:]) {
+		if silent(t) {
+			return ""
+		}
+		return t
+	}
 	if last < len(msgs)-1 {
 		if t != "" && !silent(t) {
 			t += "\n\n"
@@ -210,6 +221,20 @@ func Reply(msgs []model.Message) string {
 		}
 	}
 	return t
+}
+
+// Yielded reports whether results (one round's tool results) hold a
+// successful sessions_yield: the run ends after that round without
+// another model call, and its reply is the round's assistant text, if
+// any (the session waits for its sub-agents, whose results arrive as its
+// next message).
+func Yielded(results []model.Message) bool {
+	for _, m := range results {
+		if m.Role == model.ToolResult && m.ToolName == sessions.YieldName && !m.IsError && sessions.Yielded(m.Content) {
+			return true
+		}
+	}
+	return false
 }
 
 // call runs one tool call through the hooks. Nothing here fails the run:

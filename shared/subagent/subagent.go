@@ -134,3 +134,27 @@ func Spawned(msgs []model.Message) []Child {
 	}
 	return out
 }
+
+// Waiting reports whether the session whose context is msgs waits for
+// the sub-agent childKey: a successful sessions_yield follows the
+// successful sessions_spawn that started it (sessions_yield: the child's
+// result is to arrive as the session's next message).
+func Waiting(msgs []model.Message, childKey string) bool {
+	spawned := false
+	for _, m := range msgs {
+		if m.Role != model.ToolResult || m.IsError {
+			continue
+		}
+		switch m.ToolName {
+		case sessions.SpawnName:
+			if key, _, ok := sessions.SpawnedChild(m.Content); ok && key == childKey {
+				spawned = true
+			}
+		case sessions.YieldName:
+			if spawned && sessions.Yielded(m.Content) {
+				return true
+			}
+		}
+	}
+	return false
+}

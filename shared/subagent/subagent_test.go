@@ -190,3 +190,34 @@ func TestSpawned(t *testing.T) {
 		t.Errorf("Spawned (-want +got):\n%s", diff)
 	}
 }
+
+// TestWaiting: a session waits for a child when a successful
+// sessions_yield follows the child's spawn.
+func TestWaiting(t *testing.T) {
+	spawn := func(key string) model.Message {
+		return model.Message{Role: model.ToolResult, ToolName: "sessions_spawn",
+			Content: `{"status":"accepted","runId":"r","childSessionKey":"` + key + `"}`}
+	}
+	yield := model.Message{Role: model.ToolResult, ToolName: "sessions_yield", Content: `{"status":"yielded","message":"Turn yielded."}`}
+	refused := model.Message{Role: model.ToolResult, ToolName: "sessions_yield", IsError: true, Content: "no sub-agent of this session is running"}
+	const a, b = "agent:main:subagent:a", "agent:main:subagent:b"
+	for _, tc := range []struct {
+		name string
+		msgs []model.Message
+		key  string
+		want bool
+	}{
+		{"spawn then yield", []model.Message{spawn(a), yield}, a, true},
+		{"a yield before the spawn", []model.Message{yield, spawn(a)}, a, false},
+		{"a refused yield", []model.Message{spawn(a), refused}, a, false},
+		{"another child's spawn", []model.Message{spawn(b), yield}, a, false},
+		{"two children, one yield", []model.Message{spawn(a), spawn(b), yield}, b, true},
+		{"no yield", []model.Message{spawn(a)}, a, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Waiting(tc.msgs, tc.key); got != tc.want {
+				t.Errorf("Waiting = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -70,9 +70,10 @@ func profilesOf(r tools.Registry) map[string][]string {
 }
 
 // sessionTools are the tools the session-tools page names: what sub-agents
-// go without by default. session_status is not among them (it is in
+// go without by default (a ZERO sub-agent is always a leaf: it spawns
+// nothing, so it has no sub-agents to yield for, list, steer or kill). session_status is not among them (it is in
 // group:sessions, but it only reports on a session).
-var sessionTools = []string{"sessions_list", "sessions_history", "sessions_send", "sessions_spawn"}
+var sessionTools = []string{"sessions_list", "sessions_history", "sessions_send", "sessions_spawn", "sessions_yield", "subagents"}
 
 // spawn is the tool a sub-agent never gets.
 const spawn = "sessions_spawn"

@@ -39,7 +39,7 @@ func TestGroups(t *testing.T) {
 	want := map[string][]string{
 		"group:runtime":    {"exec", "bash", "process"},
 		"group:fs":         {"read", "write", "edit", "apply_patch"},
-		"group:sessions":   {"session_status", "sessions_list", "sessions_history", "sessions_send", "sessions_spawn"}, // registry order: as offered
+		"group:sessions":   {"session_status", "sessions_list", "sessions_history", "sessions_send", "sessions_spawn", "sessions_yield", "subagents"}, // registry order: as offered
 		"group:memory":     {"memory_search", "memory_get"},
 		"group:web":        {"web_fetch", "web_search"},
 		"group:ui":         {"browser", "canvas"},
@@ -91,7 +91,7 @@ func TestProfile(t *testing.T) {
 		{"minimal", []string{"session_status"}, true},
 		{"coding", []string{
 			"apply_patch", "bash", "edit", "exec", "image", "memory_get", "memory_search", "process", "read",
-			"session_status", "sessions_history", "sessions_list", "sessions_send", "sessions_spawn", "write",
+			"session_status", "sessions_history", "sessions_list", "sessions_send", "sessions_spawn", "sessions_yield", "subagents", "write",
 		}, true},
 		{"messaging", []string{"message", "session_status", "sessions_history", "sessions_list", "sessions_send"}, true},
 		{"Messaging", []string{"message", "session_status", "sessions_history", "sessions_list", "sessions_send"}, true},
@@ -122,12 +122,12 @@ func TestExpand(t *testing.T) {
 		{"a group", []string{"group:web"}, []string{"web_fetch", "web_search"}, nil},
 		{"group:zero is everything", []string{"group:zero"}, Names(), nil},
 		{"star is everything", []string{"*"}, Names(), nil},
-		{"prefix wildcard", []string{"sessions_*"}, []string{"sessions_history", "sessions_list", "sessions_send", "sessions_spawn"}, nil},
+		{"prefix wildcard", []string{"sessions_*"}, []string{"sessions_history", "sessions_list", "sessions_send", "sessions_spawn", "sessions_yield"}, nil},
 		{"suffix wildcard", []string{"*_list"}, []string{"agents_list", "sessions_list"}, nil},
 		{"inner wildcard", []string{"web_*ch"}, []string{"web_fetch", "web_search"}, nil},
-		{"two wildcards", []string{"*ss*s*"}, []string{"session_status", "sessions_history", "sessions_list", "sessions_send", "sessions_spawn"}, nil},
+		{"two wildcards", []string{"*ss*s*"}, []string{"session_status", "sessions_history", "sessions_list", "sessions_send", "sessions_spawn", "sessions_yield"}, nil},
 		{"wildcard needing the whole name", []string{"e*c"}, []string{"exec"}, nil},
-		{"wildcard that overlaps itself", []string{"s*ss*"}, []string{"session_status", "sessions_history", "sessions_list", "sessions_send", "sessions_spawn"}, nil},
+		{"wildcard that overlaps itself", []string{"s*ss*"}, []string{"session_status", "sessions_history", "sessions_list", "sessions_send", "sessions_spawn", "sessions_yield"}, nil},
 		{"duplicates merge", []string{"exec", "group:runtime"}, []string{"bash", "exec", "process"}, nil},
 		{"unknown names", []string{"slack", "exec", "group:plugins", "nope_*"}, []string{"exec"}, []string{"slack", "group:plugins", "nope_*"}},
 		{"a name is not a prefix", []string{"sessions"}, nil, []string{"sessions"}},
@@ -168,7 +168,7 @@ func TestGlob(t *testing.T) {
 }
 
 func TestProvided(t *testing.T) {
-	want := map[string]bool{"agents_list": true, "apply_patch": true, "cron": true, "gateway": true, "edit": true, "image": true, "read": true, "write": true, "memory_get": true, "memory_search": true, "message": true, "session_status": true, "sessions_history": true, "sessions_list": true, "sessions_send": true, "sessions_spawn": true, "web_fetch": true, "web_search": true}
+	want := map[string]bool{"agents_list": true, "apply_patch": true, "cron": true, "gateway": true, "edit": true, "image": true, "read": true, "write": true, "memory_get": true, "memory_search": true, "message": true, "session_status": true, "sessions_history": true, "sessions_list": true, "sessions_send": true, "sessions_spawn": true, "sessions_yield": true, "subagents": true, "web_fetch": true, "web_search": true}
 	got := map[string]bool{}
 	for _, name := range Names() {
 		if Provided(name) {

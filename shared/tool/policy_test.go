@@ -30,7 +30,7 @@ var (
 )
 
 func TestDecide(t *testing.T) {
-	sessionTools := []string{"sessions_list", "sessions_history", "sessions_send", "sessions_spawn"}
+	sessionTools := []string{"sessions_list", "sessions_history", "sessions_send", "sessions_spawn", "sessions_yield", "subagents"}
 	tests := []struct {
 		name   string
 		config string // zero.json (JSON5)
@@ -57,7 +57,7 @@ func TestDecide(t *testing.T) {
 			name:   "profile coding",
 			config: `{tools: {profile: "coding"}}`,
 			want: sorted("read", "write", "edit", "apply_patch", "exec", "bash", "process", "sessions_list", "sessions_history",
-				"sessions_send", "sessions_spawn", "session_status", "memory_search", "memory_get", "image"),
+				"sessions_send", "sessions_spawn", "sessions_yield", "subagents", "session_status", "memory_search", "memory_get", "image"),
 			reasons: map[string]string{"browser": `tools.profile "coding" does not include it`},
 		},
 		{
@@ -117,7 +117,7 @@ func TestDecide(t *testing.T) {
 		{
 			name:    "deny a group from a profile",
 			config:  `{tools: {profile: "coding", deny: ["group:runtime"]}}`,
-			want:    sorted("read", "write", "edit", "apply_patch", "sessions_list", "sessions_history", "sessions_send", "sessions_spawn", "session_status", "memory_search", "memory_get", "image"),
+			want:    sorted("read", "write", "edit", "apply_patch", "sessions_list", "sessions_history", "sessions_send", "sessions_spawn", "sessions_yield", "subagents", "session_status", "memory_search", "memory_get", "image"),
 			reasons: map[string]string{"exec": `denied by tools.deny "group:runtime"`, "bash": `denied by tools.deny "group:runtime"`},
 		},
 		{
@@ -135,7 +135,7 @@ func TestDecide(t *testing.T) {
 		{
 			name:    "wildcard allow",
 			config:  `{tools: {allow: ["sessions_*"]}}`,
-			want:    sorted("sessions_list", "sessions_history", "sessions_send", "sessions_spawn"),
+			want:    sorted("sessions_list", "sessions_history", "sessions_send", "sessions_spawn", "sessions_yield"),
 			reasons: map[string]string{"sessions_send": `tools.allow "sessions_*"`, "session_status": "tools.allow does not include it"},
 		},
 		{
@@ -383,7 +383,7 @@ func TestDecide(t *testing.T) {
 			name:    "tools.subagents.tools.allow gives a sub-agent session tools, never sessions_spawn",
 			config:  `{tools: {subagents: {tools: {allow: ["group:sessions", "read"]}}}}`,
 			req:     Request{Subagent: true},
-			want:    sorted("sessions_list", "sessions_history", "sessions_send", "session_status", "read"),
+			want:    sorted("sessions_list", "sessions_history", "sessions_send", "sessions_yield", "subagents", "session_status", "read"),
 			reasons: map[string]string{"sessions_spawn": "sub-agents never get sessions_spawn", "sessions_list": `no profile or allow list restricts it; tools.subagents.tools.allow "group:sessions"`, "exec": "tools.subagents.tools.allow does not include it"},
 		},
 		{
@@ -557,7 +557,7 @@ func TestDecisionLookups(t *testing.T) {
 
 func TestDecideNilConfig(t *testing.T) {
 	d := Decide(nil, Request{AgentID: "main", Model: openai4o, Subagent: true})
-	if got := d.AllowedNames(); !reflect.DeepEqual(got, except("sessions_list", "sessions_history", "sessions_send", "sessions_spawn")) {
+	if got := d.AllowedNames(); !reflect.DeepEqual(got, except("sessions_list", "sessions_history", "sessions_send", "sessions_spawn", "sessions_yield", "subagents")) {
 		t.Errorf("AllowedNames() = %v", got)
 	}
 }

@@ -73,6 +73,10 @@ type Run struct {
 	AgentID string
 	// Entry is the session's entry as the run starts.
 	Entry session.Entry
+	// History is the session's model context before this run: subagents
+	// and sessions_yield find the sub-agents the session spawned in its
+	// sessions_spawn results. Read only.
+	History []model.Message
 	// Model is the run's model.
 	Model model.Ref
 	// Now is the engine's clock; never nil.

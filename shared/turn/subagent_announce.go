@@ -60,7 +60,9 @@ func (p *Processor) finishSubagent(ctx context.Context, m inbound.Message, rec r
 	return nil
 }
 
-// announceSubagent puts the announce of the child's run rec in the outbox.
+// announceSubagent puts the announce of the child's run rec in the outbox,
+// or, when the requester yielded waiting for the child, queues it as the
+// requester's next message (wakeRequester).
 func (p *Processor) announceSubagent(ctx context.Context, m inbound.Message, f inbound.Flow, rec receipt.Receipt) error {
 	if f.Route == nil {
 		p.log().WarnContext(ctx, "sub-agent announce skipped: the requester had no chat to announce to", "flow", f.ID, "requester", f.Requester)
@@ -78,11 +80,15 @@ func (p *Processor) announceSubagent(ctx context.Context, m inbound.Message, f i
 	if err != nil {
 		return err
 	}
+	text := subagent.Announce(cfg, subagent.Run{Flow: f, Key: m.SessionKey, Child: child, Ended: rec, Now: p.Now(), Counted: p.callsOf(ctx)})
+	if woke, err := p.wakeRequester(ctx, m, f, text); err != nil || woke {
+		return err
+	}
 	r := *f.Route
 	return p.outboxDelivery().Announce(ctx, outbox.Item{
 		ID: flowStepID(f.ID, outbox.KindSubagent, 0), Kind: outbox.KindSubagent, SessionKey: m.SessionKey,
 		Delivery: session.DeliveryContext{Channel: r.Channel, To: r.To, AccountID: r.AccountID, ThreadID: r.ThreadID},
-		Text:     subagent.Announce(cfg, subagent.Run{Flow: f, Key: m.SessionKey, Child: child, Ended: rec, Now: p.Now(), Counted: p.callsOf(ctx)}),
+		Text:     text,
 	})
 }
 

@@ -65,7 +65,7 @@ func (p *Processor) toolRun(t *turnState, e session.Entry, ref model.Ref) tools.
 		now = time.Now
 	}
 	channel := t.msg.Channel
-	return tools.Run{Config: cfg, Message: t.msg, AgentID: session.OwnerOf(t.msg.SessionKey, e), Entry: e, Model: ref, Now: now,
+	return tools.Run{Config: cfg, Message: t.msg, AgentID: session.OwnerOf(t.msg.SessionKey, e), Entry: e, History: t.history, Model: ref, Now: now,
 		Provenance: tools.ProvenanceOf(cfg, t.msg), Ingress: p.queue(), Models: p.Models,
 		FetchAttachment: func(ctx context.Context, a inbound.Attachment, maxBytes int64) (model.Image, error) {
 			return attachment.Fetch(ctx, p.Attachments[channel], channel, a, maxBytes)
@@ -89,6 +89,7 @@ func (p *Processor) toolDeps() builtin.Deps {
 		d.Transcripts = p.Transcript
 	}
 	d.Runs = p.Runs
+	d.Stops, _ = p.Store.(sessions.StopMarker)
 	return d
 }
 

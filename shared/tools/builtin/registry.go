@@ -63,8 +63,12 @@ type Deps struct {
 	// Transcripts reads transcripts: sessions_list's messageLimit and
 	// sessions_history.
 	Transcripts session.PartReader
-	// Runs reads run records: sessions_send's wait; nil: it never waits.
+	// Runs reads run records: sessions_send's wait, the state of the
+	// sub-agents subagents and sessions_yield see; nil: sessions_send
+	// never waits and every sub-agent reads as running.
 	Runs run.Getter
+	// Stops writes stop marks: subagents kill; nil: kill is refused.
+	Stops sessions.StopMarker
 }
 
 // Registry is every built-in tool over the backends of d, in the order a

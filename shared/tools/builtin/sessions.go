@@ -11,7 +11,9 @@ import (
 // sessions_history where the deployment reads sessions (Deps.Sessions);
 // sessions_send where it also has an ingest door (tools.Run.Ingress);
 // sessions_spawn wherever it has a door (never to a sub-agent: the
-// policy denies it); agents_list always.
+// policy denies it); sessions_yield and subagents where it has a door
+// too (without one no sub-agent exists; kill also needs a store that
+// writes stop marks); agents_list always.
 func sessionEntries(d Deps) []tools.Entry {
 	reads := func(build func(run tools.Run) tools.Tool) tools.New {
 		return func(run tools.Run) tools.Tool {
@@ -46,6 +48,23 @@ func sessionEntries(d Deps) []tools.Entry {
 					return nil
 				}
 				return sessions.NewSpawnTool(run)
+			}},
+		// sessions_yield and subagents act only on this session's own
+		// children (childrenOf), which are part of its conversation: they
+		// reach nothing past it (SubagentsReach).
+		{Name: sessions.YieldName, Group: "group:sessions", Profiles: profiles(coding), ReachOf: sessions.SubagentsReach,
+			New: func(run tools.Run) tools.Tool {
+				if run.Ingress == nil {
+					return nil
+				}
+				return sessions.NewYieldTool(run, d.Runs)
+			}},
+		{Name: sessions.SubagentsName, Group: "group:sessions", Profiles: profiles(coding), ReachOf: sessions.SubagentsReach,
+			New: func(run tools.Run) tools.Tool {
+				if run.Ingress == nil {
+					return nil
+				}
+				return sessions.NewSubagentsTool(run, d.Runs, d.Stops)
 			}},
 		{Name: sessions.AgentsName, New: func(run tools.Run) tools.Tool { return sessions.NewAgentsTool(run) }},
 	}

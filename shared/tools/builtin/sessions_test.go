@@ -47,7 +47,7 @@ func (nopMessenger) Do(context.Context, chataction.Action) (chataction.Result, e
 // the engine's /status report, sessions_list and sessions_history with a
 // store that reads sessions, sessions_send with that and an ingest door,
 // sessions_spawn with a door, message with channel messengers;
-// agents_list always.
+// sessions_yield and subagents with a door; agents_list always.
 func TestSessionAndMessageToolsOffered(t *testing.T) {
 	reads := builtin.Deps{Sessions: noSessions{}}
 	tests := []struct {
@@ -60,9 +60,9 @@ func TestSessionAndMessageToolsOffered(t *testing.T) {
 		{name: "a status report", status: true, want: []string{"session_status", "agents_list"}},
 		{name: "a store that reads sessions", deps: reads, status: true,
 			want: []string{"session_status", "sessions_list", "sessions_history", "agents_list"}},
-		{name: "a door", door: true, want: []string{"sessions_spawn", "agents_list"}},
+		{name: "a door", door: true, want: []string{"sessions_spawn", "sessions_yield", "subagents", "agents_list"}},
 		{name: "a store and a door", deps: reads, status: true, door: true,
-			want: []string{"session_status", "sessions_list", "sessions_history", "sessions_send", "sessions_spawn", "agents_list"}},
+			want: []string{"session_status", "sessions_list", "sessions_history", "sessions_send", "sessions_spawn", "sessions_yield", "subagents", "agents_list"}},
 		{name: "messengers", deps: builtin.Deps{Messengers: map[string]messaging.Messenger{"telegram": nopMessenger{}}},
 			want: []string{"agents_list", "message"}},
 	}

@@ -38,14 +38,22 @@ type historyArgs struct {
 	IncludeTools bool          `json:"includeTools"`
 }
 
-// historyResult is sessions_history's answer: the transcript's messages
-// in their raw format, oldest first. Truncated: older messages were left
-// out to keep the result within a tool result's size.
+// historyResult is sessions_history's answer (upstream's shape): the
+// transcript's messages, oldest first, safety-filtered (filterMessage).
+// Truncated: anything was left out or cut; DroppedMessages: older
+// messages were left out (or the last one replaced by historyOmitted) to
+// fit one tool result; ContentTruncated: a text block was cut or a
+// payload left out; ContentRedacted: credential-like text was masked;
+// Bytes: the size of the messages array.
 type historyResult struct {
-	SessionKey string            `json:"sessionKey"`
-	SessionID  string            `json:"sessionId"`
-	Messages   []json.RawMessage `json:"messages"`
-	Truncated  bool              `json:"truncated,omitempty"`
+	SessionKey       string            `json:"sessionKey"`
+	SessionID        string            `json:"sessionId"`
+	Messages         []json.RawMessage `json:"messages"`
+	Truncated        bool              `json:"truncated"`
+	DroppedMessages  bool              `json:"droppedMessages"`
+	ContentTruncated bool              `json:"contentTruncated"`
+	ContentRedacted  bool              `json:"contentRedacted"`
+	Bytes            int               `json:"bytes"`
 }
 
 const historySchema = `{"type":"object","properties":{` +
@@ -57,9 +65,10 @@ const historySchema = `{"type":"object","properties":{` +
 // Spec implements tools.Tool.
 func (HistoryTool) Spec() model.ToolSpec {
 	return model.ToolSpec{
-		Name:        HistoryName,
-		Description: "Read a session's transcript messages (the last ones), by session key or sessionId; tool results only with includeTools.",
-		Schema:      json.RawMessage(historySchema),
+		Name: HistoryName,
+		Description: "Read a session's transcript messages (the last ones), by session key or sessionId; tool calls and results only with includeTools. " +
+			"The view is safety-filtered: thinking and tool-call scaffolding stripped, credential-like text masked, long blocks cut (flags truncated, droppedMessages, contentTruncated, contentRedacted).",
+		Schema: json.RawMessage(historySchema),
 	}
 }
 
@@ -84,9 +93,42 @@ func (s HistoryTool) Run(ctx context.Context, raw json.RawMessage) (string, erro
 			return "", fmt.Errorf("read the transcript of %s: %w", key, err)
 		}
 	}
-	kept, dropped, err := tools.Fitted(msgs, tools.ResultBudget-len(key)-len(e.SessionID), true)
+	res, err := filteredHistory(msgs, a.IncludeTools, tools.ResultBudget-len(key)-len(e.SessionID)-160)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("read the transcript of %s: %w", key, err)
 	}
-	return tools.JSONResult(historyResult{SessionKey: session.ShownKey(s.view.agentID, key, s.view.keys), SessionID: e.SessionID, Messages: kept, Truncated: dropped > 0})
+	res.SessionKey, res.SessionID = session.ShownKey(s.view.agentID, key, s.view.keys), e.SessionID
+	return tools.JSONResult(res)
+}
+
+// filteredHistory filters msgs (filterMessage) and keeps the newest that
+// fit in budget bytes; when even the newest alone does not fit, it is
+// replaced by historyOmitted.
+func filteredHistory(msgs []json.RawMessage, includeTools bool, budget int) (historyResult, error) {
+	var res historyResult
+	shown := []json.RawMessage{}
+	for _, raw := range msgs {
+		m, keep, f, err := filterMessage(raw, includeTools)
+		if err != nil {
+			return historyResult{}, fmt.Errorf("a transcript message is not a JSON object: %w", err)
+		}
+		res.ContentTruncated = res.ContentTruncated || f.truncated
+		res.ContentRedacted = res.ContentRedacted || f.redacted
+		if keep {
+			shown = append(shown, m)
+		}
+	}
+	kept, dropped, err := tools.Fitted(shown, budget, true)
+	if err != nil {
+		return historyResult{}, err
+	}
+	if len(kept) == 1 && len(kept[0]) > budget {
+		kept[0], _ = json.Marshal(map[string]string{"role": "assistant", "content": historyOmitted})
+		dropped++
+	}
+	res.Messages, res.DroppedMessages = kept, dropped > 0
+	res.Truncated = res.DroppedMessages || res.ContentTruncated
+	b, err := json.Marshal(kept)
+	res.Bytes = len(b)
+	return res, err
 }

@@ -60,3 +60,9 @@ func SendReach(run tools.Run, raw json.RawMessage) tools.Reach {
 	}
 	return r
 }
+
+// SubagentsReach is the reach of subagents and sessions_yield: nothing
+// past the conversation. Their targets resolve only among the sub-agents
+// the run's own session spawned (childrenOf), which work for it: listing,
+// steering or stopping them stays inside its conversation, whoever asked.
+func SubagentsReach(tools.Run, json.RawMessage) tools.Reach { return 0 }

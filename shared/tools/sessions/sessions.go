@@ -1,6 +1,6 @@
 // Package sessions is the session tools (the session tools page):
 // session_status, sessions_list, sessions_history, sessions_send,
-// sessions_spawn and agents_list. They see a run through tools.Run and
+// sessions_spawn, sessions_yield, subagents and agents_list. They see a run through tools.Run and
 // reach the deployment through the ports declared here (Reader, Updater),
 // session.PartReader (transcripts), run.Getter (sessions_send's wait) and
 // tools.Ingress (sessions_send and sessions_spawn queue through the
@@ -30,6 +30,9 @@ const (
 	SendName    = "sessions_send"
 	SpawnName   = "sessions_spawn"
 	AgentsName  = "agents_list"
+	YieldName   = "sessions_yield"
+	// SubagentsName is upstream's subagents tool (list / kill / steer).
+	SubagentsName = "subagents"
 )
 
 // Finder reads a session by key or by sessionId (a session.Store is one).

@@ -40,12 +40,13 @@ type SpawnTool struct {
 	models  map[string]model.Client
 	now     func() time.Time
 	spawns  *tools.Counter // numbers the run's spawns (key "")
+	spawned *spawnLog      // the run's spawns, which subagents and sessions_yield read
 }
 
 // NewSpawnTool is sessions_spawn of run, queueing through run.Ingress
 // (which must be set).
 func NewSpawnTool(run tools.Run) SpawnTool {
-	return SpawnTool{ingress: run.Ingress, view: viewOf(run), caller: run.Message, entry: run.Entry, models: run.Models, now: run.Now, spawns: &tools.Counter{}}
+	return SpawnTool{ingress: run.Ingress, view: viewOf(run), caller: run.Message, entry: run.Entry, models: run.Models, now: run.Now, spawns: &tools.Counter{}, spawned: spawnsOf(run)}
 }
 
 type spawnArgs struct {
@@ -104,6 +105,7 @@ func (s SpawnTool) Run(ctx context.Context, raw json.RawMessage) (string, error)
 	if err != nil {
 		return "", fmt.Errorf("queue the sub-agent's task for %s: %w", m.SessionKey, err)
 	}
+	s.spawned.add(child{Key: m.SessionKey, RunID: runID, Task: a.Task, Label: m.Label})
 	return tools.JSONResult(spawnResult{Status: "accepted", RunID: runID, ChildSessionKey: m.SessionKey})
 }
 
