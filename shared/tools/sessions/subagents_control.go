@@ -92,7 +92,7 @@ func (s SubagentsTool) kill(ctx context.Context, views []subagentView, target st
 	if s.stops == nil {
 		return "", errNoStops
 	}
-	mark := stopmark.Mark{MessageID: "subagents-kill:" + s.run.Message.ID, At: s.run.Now().UnixMilli(), Pending: true}
+	mark := stopmark.Mark{MessageID: "subagents-kill:" + s.run.Message.ID, At: s.run.Now().UnixMilli(), Pending: true, Remote: true}
 	if target == "all" || target == "*" {
 		killed, labels := 0, []string{}
 		for _, v := range views {
