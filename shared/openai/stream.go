@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
 
 	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
 
 	"github.com/zero-gateway/zero/shared/fault"
@@ -28,7 +31,8 @@ func (c *Client) Stream(ctx context.Context, req model.Request, sink model.TextS
 		return model.Response{}, err
 	}
 	params.StreamOptions = sdk.ChatCompletionStreamOptionsParam{IncludeUsage: param.NewOpt(true)}
-	stream := c.chat.NewStreaming(ctx, params)
+	var whole wholeAnswer
+	stream := c.chat.NewStreaming(ctx, params, option.WithMiddleware(whole.capture))
 	defer stream.Close()
 	var acc chunkAccumulator
 	for stream.Next() {
@@ -39,7 +43,49 @@ func (c *Client) Stream(ctx context.Context, req model.Request, sink model.TextS
 	if err := stream.Err(); err != nil {
 		return model.Response{}, classify(err, c.apiKey)
 	}
+	if whole.body != nil {
+		return whole.response(sink)
+	}
 	return acc.response()
+}
+
+// maxWholeAnswer bounds a whole completion read in place of a stream.
+const maxWholeAnswer = 16 << 20
+
+// wholeAnswer is the answer of a compatible server that ignores "stream"
+// and answers a whole completion (application/json) instead of events:
+// capture takes it off the SDK's stream decoder, and it is mapped as
+// Complete maps it, its text going to sink in one piece.
+type wholeAnswer struct{ body []byte }
+
+// capture is an SDK middleware: a successful answer that is not an event
+// stream is kept in w and replaced by an empty stream.
+func (w *wholeAnswer) capture(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	resp, err := next(req)
+	if err != nil || resp.StatusCode/100 != 2 || strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		return resp, err
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxWholeAnswer))
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	w.body = body
+	resp.Body = io.NopCloser(strings.NewReader(""))
+	resp.Header.Set("Content-Type", "text/event-stream")
+	return resp, nil
+}
+
+func (w *wholeAnswer) response(sink model.TextSink) (model.Response, error) {
+	var completion sdk.ChatCompletion
+	if err := json.Unmarshal(w.body, &completion); err != nil {
+		return model.Response{}, fault.Wrap(fault.Unavailable, err, "the model provider's answer is neither an event stream nor a completion")
+	}
+	resp, err := mapResponse(&completion)
+	if err == nil && resp.Text != "" && sink != nil {
+		sink(resp.Text)
+	}
+	return resp, err
 }
 
 // chunkAccumulator assembles the first choice of a streamed completion.

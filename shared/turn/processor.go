@@ -96,6 +96,10 @@ type Processor struct {
 	// photo), by channel: a vision model sees them, the image tool reads
 	// "attachment:N". A channel without one: the model gets a note.
 	Attachments map[string]AttachmentSource
+	// Deltas is how a run's streamed text becomes assistant run events
+	// and how often they are written (deltas.go); the zero value streams
+	// with the default window.
+	Deltas DeltaBatching
 }
 
 // Handle processes m. attempt is the delivery count (1 on first delivery).
@@ -673,7 +677,7 @@ func (p *Processor) complete(ctx context.Context, t *turnState, entry session.En
 	// transcript keeps it whole), so compaction can always make room.
 	window := p.contextWindow(t.cfg, ref)
 	prompt = compaction.Shorten(prompt, compaction.MessageLimit(window))
-	run, err := loop.Run(watchCtx, agent.Input{Model: ref.Name, System: system, History: compaction.FitWindow(compaction.Prune(history), window), Prompt: prompt, Images: t.images})
+	run, err := loop.Run(watchCtx, agent.Input{Model: ref.Name, System: system, History: compaction.FitWindow(compaction.Prune(history), window), Prompt: prompt, Images: t.images, OnText: t.run.onText(ctx, p.Deltas)})
 	if mark := watch.stop(); mark != nil && !errors.Is(err, agent.ErrStopped) {
 		// A /stop arrived while the model (or a tool) was busy: whatever
 		// the cancelled call returned, the run is stopped.

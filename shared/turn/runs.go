@@ -30,9 +30,10 @@ type runTracker struct {
 	rec     *run.Recorder
 	record  run.Record
 	now     func() time.Time
-	stored  bool         // the record is written; until then a flush starts it
-	outcome *run.Outcome // set by end, written by the commit (or settle)
-	endSeq  int64        // the recorder's seq before end's events
+	stored  bool          // the record is written; until then a flush starts it
+	outcome *run.Outcome  // set by end, written by the commit (or settle)
+	endSeq  int64         // the recorder's seq before end's events
+	deltas  *deltaBatcher // the run's streamed text (onText); nil: none
 }
 
 // startRun begins the run's record and its lifecycle start, writing them
@@ -102,6 +103,7 @@ func (rt *runTracker) hooks(plugin agent.Hooks) agent.Hooks {
 		return h
 	}
 	h.BeforeToolCall = append(append(before, func(_ context.Context, c *agent.ToolCall) error {
+		rt.deltas.emit() // the text before the call comes first
 		rt.rec.Tool(run.PhaseStart, c.Name, c.ID, map[string]any{"args": c.Args})
 		return nil
 	}), plugin.BeforeToolCall...)
@@ -153,6 +155,7 @@ func (rt *runTracker) end(out turnOutput) {
 	} else {
 		r.Error = out.text
 	}
+	rt.deltas.emit()
 	rt.endSeq = rt.rec.Seq()
 	if out.text != "" {
 		rt.rec.Assistant(out.text)
