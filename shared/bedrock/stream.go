@@ -2,6 +2,8 @@ package bedrock
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -27,7 +29,7 @@ func (c *Client) Stream(ctx context.Context, req model.Request, sink model.TextS
 	if err != nil {
 		return model.Response{}, err
 	}
-	out, err := c.runtime.ConverseStream(ctx, streamInput(in))
+	out, err := c.runtime.ConverseStream(ctx, streamInput(in), readOnlyBodies)
 	if err != nil {
 		return model.Response{}, classify(err, req.Model)
 	}
@@ -51,6 +53,34 @@ func (c *Client) Stream(ctx context.Context, req model.Request, sink model.TextS
 	}
 	return acc.response(), nil
 }
+
+// readOnlyBodies sends a ConverseStream request's body through its Read
+// method only. Through the SDK body's WriteTo, the transport's write of
+// the request could fail after a fast answer had begun (the SDK closes
+// the body when the answer arrives), and the transport then closed the
+// connection under the event stream being read: "use of closed network
+// connection" a few events in (seen once in ten calls against a local
+// server).
+func readOnlyBodies(o *bedrockruntime.Options) {
+	if o.HTTPClient != nil {
+		o.HTTPClient = readOnlyBodyClient{o.HTTPClient}
+	}
+}
+
+type readOnlyBodyClient struct{ next bedrockruntime.HTTPClient }
+
+func (c readOnlyBodyClient) Do(r *http.Request) (*http.Response, error) {
+	if r.Body != nil && r.Body != http.NoBody {
+		r.Body = readOnlyBody{r.Body}
+	}
+	return c.next.Do(r)
+}
+
+// readOnlyBody hides every method of a body but Read and Close.
+type readOnlyBody struct{ rc io.ReadCloser }
+
+func (b readOnlyBody) Read(p []byte) (int, error) { return b.rc.Read(p) }
+func (b readOnlyBody) Close() error               { return b.rc.Close() }
 
 // streamInput is the ConverseStream request of a Converse request: the
 // same fields (the guardrail is not used).
