@@ -58,6 +58,7 @@ func (p *Processor) record(ctx context.Context, t *turnState, entry session.Entr
 	}
 	if !out.command {
 		rec.Outcome, rec.Usage = out.status(), out.runUsage()
+		rec.Streamed, rec.StreamedParts = t.run.streamed()
 	}
 	if m.Channel == inbound.Internal {
 		rec.Delivery = session.DeliveryContext{Channel: inbound.Internal} // nothing is sent

@@ -55,20 +55,31 @@ type deltaBatcher struct {
 }
 
 // onText returns the loop's agent.Input.OnText for the run (nil: no
-// streaming), writing batches with ctx.
+// streaming): the text goes to the delta batcher (unless cfg.Off) and to
+// the block replier (when the reply is sent in blocks), writing with ctx.
 func (rt *runTracker) onText(ctx context.Context, cfg DeltaBatching) func(call int, delta string) {
-	if rt == nil || cfg.Off {
+	if rt == nil || (cfg.Off && rt.blocks == nil) {
 		return nil
 	}
-	b := &deltaBatcher{rt: rt, window: cfg.Window, bytes: cfg.Bytes}
-	if b.window <= 0 {
-		b.window = DefaultDeltaWindow
+	if !cfg.Off {
+		b := &deltaBatcher{rt: rt, window: cfg.Window, bytes: cfg.Bytes}
+		if b.window <= 0 {
+			b.window = DefaultDeltaWindow
+		}
+		if b.bytes <= 0 {
+			b.bytes = DefaultDeltaBytes
+		}
+		rt.deltas = b
 	}
-	if b.bytes <= 0 {
-		b.bytes = DefaultDeltaBytes
+	deltas, blocks := rt.deltas, rt.blocks
+	return func(call int, delta string) {
+		if deltas != nil {
+			deltas.add(ctx, call, delta)
+		}
+		if blocks != nil {
+			blocks.add(ctx, call, delta)
+		}
 	}
-	rt.deltas = b
-	return func(call int, delta string) { b.add(ctx, call, delta) }
 }
 
 // add takes one delta of model call call.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/run"
 	"github.com/zero-gateway/zero/shared/run/runtest"
@@ -22,6 +23,9 @@ type streamModel struct {
 	pieces  []string
 	probeAt int
 	probe   func()
+	// failFirstAfter, when > 0, makes the first stream fail (retryable)
+	// after that many deltas: a provider dropping the answer mid-way.
+	failFirstAfter int
 
 	mu      sync.Mutex
 	streams int
@@ -34,8 +38,12 @@ func (s *streamModel) Complete(ctx context.Context, req model.Request) (model.Re
 func (s *streamModel) Stream(_ context.Context, _ model.Request, sink model.TextSink) (model.Response, error) {
 	s.mu.Lock()
 	s.streams++
+	first := s.streams == 1
 	s.mu.Unlock()
 	for i, p := range s.pieces {
+		if first && s.failFirstAfter > 0 && i == s.failFirstAfter {
+			return model.Response{}, fault.New(fault.Unavailable, "the provider dropped the stream")
+		}
 		if sink != nil {
 			sink(p)
 		}
@@ -62,9 +70,13 @@ func assistantEvents(t *testing.T, runs *runtest.MemStore, id string) (deltas []
 		var data struct {
 			Delta *string `json:"delta"`
 			Text  string  `json:"text"`
+			Phase string  `json:"phase"`
 		}
 		if err := json.Unmarshal(ev.Data, &data); err != nil {
 			t.Fatal(err)
+		}
+		if data.Phase != "" {
+			continue // a block sent to the chat (blockreply_test.go)
 		}
 		if data.Delta == nil {
 			finals = append(finals, data.Text)

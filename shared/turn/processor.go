@@ -361,6 +361,11 @@ func (p *Processor) modelTurn(ctx context.Context, t *turnState, entry session.E
 		return turnOutput{}, err
 	}
 	t.run = rt
+	if rt != nil {
+		if rt.blocks, err = p.blockReplier(ctx, t, entry, attempt); err != nil {
+			return turnOutput{}, err
+		}
+	}
 	o := newOrphans(path, entry, history)
 	if attempt > 1 {
 		// A retry may find the part its predecessor wrote; reusing it
@@ -370,7 +375,7 @@ func (p *Processor) modelTurn(ctx context.Context, t *turnState, entry session.E
 			return turnOutput{}, err
 		}
 		if own != nil {
-			return p.adoptRun(rt, own, o, m.ID)
+			return p.adoptRun(ctx, rt, own, o, m.ID)
 		}
 	}
 	prompt, err := p.attachImages(ctx, t, ref, t.text)
@@ -393,7 +398,7 @@ func (p *Processor) modelTurn(ctx context.Context, t *turnState, entry session.E
 		return out, err
 	}
 	if own != nil {
-		return p.adoptRun(rt, own, o, m.ID)
+		return p.adoptRun(ctx, rt, own, o, m.ID)
 	}
 	o.intoRun(&out, m.ID)
 	rt.end(out)
@@ -514,9 +519,12 @@ func (p *Processor) sendReply(ctx context.Context, m inbound.Message, rec receip
 		p.log().WarnContext(ctx, "no sender for channel; reply kept in transcript only", "channel", rec.Delivery.Channel, "message", m.ID)
 		return nil
 	}
-	msgs := sender.Render(rec.Reply)
+	var msgs []string
+	if text := unsent(rec.Reply, rec.Streamed); text != "" {
+		msgs = sender.Render(text)
+	}
 	for i := rec.Sent; i < len(msgs); i++ {
-		if err := delivery.Post(ctx, sender, rec.Delivery, i, msgs[i]); err != nil {
+		if err := delivery.Post(ctx, sender, rec.Delivery, rec.StreamedParts+i, msgs[i]); err != nil {
 			if !delivery.Undeliverable(err) {
 				return fmt.Errorf("send reply %d/%d for %s: %w", i+1, len(msgs), m.ID, err)
 			}
