@@ -18,7 +18,7 @@ var _ model.Streamer = (*Client)(nil)
 // input_json deltas, message_delta's stop reason and usage) and mapped as
 // Complete maps a whole answer (mapResponse). An error event or a broken
 // stream is classified as Complete's errors are; a stream that ends
-// without message_start is fault.Unavailable.
+// without message_start or a stop reason is fault.Unavailable.
 func (c *Client) Stream(ctx context.Context, req model.Request, sink model.TextSink) (model.Response, error) {
 	params, err := buildParams(req, c.maxTokens)
 	if err != nil {
@@ -41,8 +41,8 @@ func (c *Client) Stream(ctx context.Context, req model.Request, sink model.TextS
 	if err := stream.Err(); err != nil {
 		return model.Response{}, classify(err, c.apiKey)
 	}
-	if !started {
-		return model.Response{}, fault.New(fault.Unavailable, "the model provider's stream ended before its message started")
+	if !started || msg.StopReason == "" {
+		return model.Response{}, fault.New(fault.Unavailable, "the model provider's stream ended before its message did")
 	}
 	return mapResponse(&msg)
 }

@@ -150,6 +150,11 @@ func (a *chunkAccumulator) response() (model.Response, error) {
 	if !a.sawChoice {
 		return model.Response{}, fault.New(fault.Unavailable, "the model provider returned no answer (no choices in %d chunks)", a.chunks)
 	}
+	if a.finish == "" {
+		// A stream cut short (the connection dropped) is no answer: its
+		// text is a draft, and the call may be retried.
+		return model.Response{}, fault.New(fault.Unavailable, "the model provider's stream ended before the answer did (no finish reason)")
+	}
 	text := a.text.String()
 	if text == "" {
 		text = a.refusal.String()

@@ -155,6 +155,10 @@ var weatherTool = model.ToolSpec{
 //     it is sent, so the fake, which refuses a broken pairing the way the
 //     provider does (Vendor.Refuse), accepts it; that refusal is
 //     fault.Invalid;
+//   - every case above and below holds a second time with the adapter's
+//     model.Streamer against v.Stream's answers (the deltas concatenating
+//     to the answer's text), text arrives before the stream ends, and a
+//     stream cut short is a retryable error, not a half answer;
 //   - a cancelled context (what /stop does) ends the call within
 //     CancelWithin, in flight or waiting to retry, with an error wrapping
 //     context.Canceled, and the cancellation reaches the HTTP request; an
@@ -176,6 +180,7 @@ func TestClient(t *testing.T, v Vendor, newClient func(t *testing.T, s Server, r
 		streamed.Answer = v.Stream
 		testClient(t, streamed, streamingClient(newClient))
 		testLiveDeltas(t, v, newClient)
+		testCutShort(t, v, newClient)
 	})
 }
 

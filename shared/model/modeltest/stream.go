@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/model"
 )
 
@@ -97,6 +98,27 @@ func testLiveDeltas(t *testing.T, v Vendor, newClient func(t *testing.T, s Serve
 		want := model.Response{Text: text, StopReason: model.StopEnd, Usage: usage}
 		if diff := cmp.Diff(want, resp); diff != "" {
 			t.Errorf("response (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// testCutShort checks that a stream that stops half-way (the connection
+// closed before the answer ended) is a retryable error, not an answer
+// made of its first half.
+func testCutShort(t *testing.T, v Vendor, newClient func(t *testing.T, s Server, retries int) model.Client) {
+	t.Run("a stream cut short is a retryable error", func(t *testing.T) {
+		rep := v.Stream(Answer{Text: "Paris is sunny today, with a light breeze from the west.", Usage: model.Usage{Input: 10, Output: 5, Total: 15}})
+		rep.Parts = rep.Parts[:len(rep.Parts)/2]
+		f := newFake(t, v, rep)
+		st, ok := newClient(t, f.server(), 0).(model.Streamer)
+		if !ok {
+			t.Fatal("the client does not implement model.Streamer")
+		}
+		resp, err := st.Stream(context.Background(), model.Request{
+			Model: Model, Messages: []model.Message{{Role: model.User, Content: "Weather in Paris?"}},
+		}, func(string) {})
+		if err == nil || !fault.Retryable(err) {
+			t.Errorf("Stream = %+v, %v; want a retryable error", resp, err)
 		}
 	})
 }
