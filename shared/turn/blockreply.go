@@ -76,6 +76,11 @@ func (p *Processor) blockReplier(ctx context.Context, t *turnState, e session.En
 		!t.cfg.SendPolicy().Allows(t.msg.SessionKey, e.Channel, e.ChatType, e.SendPolicy) {
 		return nil, nil
 	}
+	if m := t.msg; m.ReplyToken != "" && m.Channel == to.Channel {
+		// The message's reply handle (a Discord interaction token), as
+		// the commit gives the reply: the entry never keeps it.
+		to.ReplyToken, to.ReplyTokenAt = m.ReplyToken, m.ReceivedAt
+	}
 	b := &blockReplier{p: p, rt: t.run, sender: sender, to: to, msg: t.msg, atEnd: bs.Break == config.BreakMessageEnd,
 		rule: blockchunk.Rule{Min: bs.Chunk.MinChars, Max: bs.Chunk.MaxChars, Preference: bs.Chunk.Preference}}
 	if attempt > 1 {

@@ -2,12 +2,19 @@ package turn_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/zero-gateway/zero/shared/chataction"
+	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/tools/messaging"
+	"github.com/zero-gateway/zero/shared/tools/tooltest"
+	"github.com/zero-gateway/zero/shared/turn"
 )
 
 // blockConfig turns block streaming on with small blocks.
@@ -116,3 +123,96 @@ func TestBlockReplies(t *testing.T) {
 }
 
 var _ model.Streamer = (*streamModel)(nil)
+
+// toolStreamModel streams its scripted answers in order, word by word.
+type toolStreamModel struct {
+	mu    sync.Mutex
+	steps []model.Response
+	n     int
+}
+
+func (s *toolStreamModel) Complete(ctx context.Context, req model.Request) (model.Response, error) {
+	return s.Stream(ctx, req, nil)
+}
+
+func (s *toolStreamModel) Stream(_ context.Context, _ model.Request, sink model.TextSink) (model.Response, error) {
+	s.mu.Lock()
+	resp := s.steps[min(s.n, len(s.steps)-1)]
+	s.n++
+	s.mu.Unlock()
+	for _, w := range strings.SplitAfter(resp.Text, " ") {
+		if sink != nil && w != "" {
+			sink(w)
+		}
+	}
+	return resp, nil
+}
+
+// TestBlockRepliesOnDiscord: blocks and the reply's rest number their
+// parts on (the first edits the deferred response, the others follow up),
+// all with the message's reply token, and no deferral notice overwrites
+// the first block.
+func TestBlockRepliesOnDiscord(t *testing.T) {
+	r := newRig()
+	s := &partSender{}
+	r.settings.set(`{channels: {discord: {allowFrom: ["*"]}},
+	  agents: {defaults: {blockStreamingDefault: "on", blockStreamingChunk: {minChars: 20, maxChars: 60}}}}`)
+	r.useRuns()
+	r.proc.Senders = map[string]turn.Sender{"discord": s}
+	r.proc.Models["zero"] = &streamModel{pieces: longAnswer()}
+	m := inbound.Message{
+		ID: "discord:999:1", AgentID: "main", SessionKey: "agent:main:discord:channel:123",
+		Channel: "discord", AccountID: "999", ChatType: inbound.Channel, From: "discord:5", To: "123",
+		Text: "weather?", ReceivedAt: 1700000000000, ReplyToken: "tok",
+	}
+	if err := r.proc.Handle(context.Background(), m, 1); err != nil {
+		t.Fatal(err)
+	}
+	var parts []int
+	var got []string
+	for i, p := range s.posts {
+		parts = append(parts, p.Part)
+		got = append(got, p.Text)
+		if p.Part != i || p.To.ReplyToken != "tok" {
+			t.Errorf("post %d: part %d, reply token %q; want part %d with the message's token", i, p.Part, p.To.ReplyToken, i)
+		}
+	}
+	if diff := cmp.Diff(words(strings.Join(longAnswer(), "")), got); diff != "" {
+		t.Errorf("the chat's words, one message each (-answer +sent):\n%s", diff)
+	}
+}
+
+// TestBlockRepliesHoldAMessageToolRepeat: text the message tool already
+// sent to this chat is not streamed again as blocks (duplicate
+// suppression drops it from the reply), while the text before the tool
+// call goes out by the break rule: as blocks complete (text_end) or at
+// the call (message_end).
+func TestBlockRepliesHoldAMessageToolRepeat(t *testing.T) {
+	for _, brk := range []string{"text_end", "message_end"} {
+		t.Run(brk, func(t *testing.T) {
+			r := newRig()
+			r.settings.set(`{channels: {telegram: {allowFrom: ["*"], owners: ["7"]}},
+			  agents: {defaults: {blockStreamingDefault: "on", blockStreamingBreak: "` + brk + `", blockStreamingChunk: {minChars: 5, maxChars: 20}}}}`)
+			r.useRuns()
+			r.proc.Tools.Messengers = map[string]messaging.Messenger{"telegram": &tooltest.Messenger{Res: chataction.Result{Did: "ok", MessageIDs: []string{"1"}}}}
+			said := "Your parcel left the depot this morning."
+			args, _ := json.Marshal(map[string]string{"action": "send", "text": said})
+			r.proc.Models["zero"] = &toolStreamModel{steps: []model.Response{
+				{Text: "Let me tell you right away.", StopReason: model.StopToolUse,
+					ToolCalls: []model.ToolCall{{ID: "c1", Name: messaging.Name, Arguments: string(args)}}},
+				{Text: said, StopReason: model.StopEnd},
+			}}
+			if err := r.proc.Handle(context.Background(), msg(1, "where is my parcel?"), 1); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, s := range r.sender.Sent {
+				got = append(got, s.Text)
+			}
+			want := []string{"Let me tell you", "right away."} // the reply repeats the tool's text: neither blocks nor the reply
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("the chat got (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
