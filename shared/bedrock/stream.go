@@ -39,9 +39,9 @@ func (c *Client) Stream(ctx context.Context, req model.Request, sink model.TextS
 	for ev := range es.Events() {
 		acc.add(ev)
 	}
-	// The SDK closes the body once its reader has handed out the last
-	// event, racing its own read of the end of the stream: an error after
-	// the metadata event (always the last) is that race, not a lost answer.
+	// The metadata event is always the last: once it and messageStop
+	// arrived the answer is whole, and a transport error reading past
+	// them loses nothing.
 	if err := es.Err(); err != nil && !acc.complete() {
 		return model.Response{}, classify(err, req.Model)
 	}
