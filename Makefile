@@ -55,7 +55,7 @@ bench: deps $(TEMPLATE_JSON)
 	$(GO) test -run '^$$' -bench . -benchmem ./shared/...
 	$(GO) test -run '^$$' -bench ColdInit -benchtime 5x ./cmd/zero/devstack/
 	set -o pipefail; ZERO_BENCH=1 $(GO) test -count=1 -run 'TestTurnAWSCalls|TestAgentWaitLatency|TestFlowAWSCalls' -v ./cmd/zero/devstack/ | grep -E 'BENCH|^(--- |ok|FAIL)'
-	set -o pipefail; ZERO_BENCH=1 $(GO) test -count=1 -timeout 30m -run 'TestLongSessionCost' -v ./functions/runner/ | grep -E 'BENCH|^(--- |ok|FAIL)'
+	set -o pipefail; ZERO_BENCH=1 $(GO) test -count=1 -timeout 30m -run 'TestLongSessionCost|TestStreamedTurnAWSCalls' -v ./functions/runner/ | grep -E 'BENCH|^(--- |ok|FAIL)'
 
 ## fuzz: every fuzz target (the parsers of outside input) for FUZZTIME
 ## each; their seed corpora already run in `make test`.

@@ -140,10 +140,15 @@ func (f *follower) poll(ctx context.Context) {
 		}
 		for _, ev := range res.Events {
 			if ev.Stream == runrecord.StreamAssistant {
+				// The run's reply is the assistant event with neither a
+				// delta (streamed text, a draft) nor a phase (a block the
+				// chat got).
 				var d struct {
-					Text string `json:"text"`
+					Text  string          `json:"text"`
+					Delta json.RawMessage `json:"delta"`
+					Phase string          `json:"phase"`
 				}
-				if json.Unmarshal(ev.Data, &d) == nil {
+				if json.Unmarshal(ev.Data, &d) == nil && d.Delta == nil && d.Phase == "" {
 					f.reply, f.replied = d.Text, true
 				}
 			}

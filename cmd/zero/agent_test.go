@@ -228,7 +228,9 @@ func TestLastAssistantText(t *testing.T) {
 }
 
 // TestAgentReplyFromRunEvents: the reply comes from the run's own events
-// when the gateway serves them, not from the session's newest message.
+// when the gateway serves them, not from the session's newest message;
+// streamed deltas and blocks sent to a chat are not the reply, wherever
+// they come.
 func TestAgentReplyFromRunEvents(t *testing.T) {
 	var waits atomic.Int32
 	g := newFakeGateway(t, map[string]rpcHandler{
@@ -236,10 +238,12 @@ func TestAgentReplyFromRunEvents(t *testing.T) {
 		"agent.wait":   waitAnswers(t, &waits, "ok"),
 		"chat.history": historyAnswer(t),
 		"agent.events": func(params json.RawMessage) (int, any) {
-			return 200, rpcSuccess(map[string]any{"runId": "run-1", "nextSeq": 3, "events": []any{
+			return 200, rpcSuccess(map[string]any{"runId": "run-1", "nextSeq": 5, "events": []any{
 				map[string]any{"seq": 1, "stream": "lifecycle", "data": map[string]any{"phase": "start"}},
 				map[string]any{"seq": 2, "stream": "assistant", "data": map[string]any{"text": "this run's reply"}},
-				map[string]any{"seq": 3, "stream": "lifecycle", "data": map[string]any{"phase": "end"}},
+				map[string]any{"seq": 3, "stream": "assistant", "data": map[string]any{"delta": " (a draft)", "text": "this run's reply (a draft)"}},
+				map[string]any{"seq": 4, "stream": "assistant", "data": map[string]any{"phase": "block", "call": 1, "index": 0}},
+				map[string]any{"seq": 5, "stream": "lifecycle", "data": map[string]any{"phase": "end"}},
 			}})
 		},
 	})

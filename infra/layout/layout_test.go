@@ -45,6 +45,7 @@ var roles = map[string]string{
 	"hooks":        "core", // POST /hooks/wake and /hooks/agent: bearer token, payloads, untrusted envelope
 	"cron":         "core", // cron jobs: the model, validation, Scheduler expressions, the run message, the store port
 	"contextstore": "core", // a session's model context past the store item: immutable base objects plus the inline tail
+	"blockchunk":   "core", // cutting a streamed answer into the blocks a chat receives while the model writes
 	"compaction":   "core", // compacting a model context: what is kept, the summary request, applying a compaction line or a transcript, pruning and shortening requests
 	"subagent":     "core", // a sub-agent's announce text and stats line, its archive time and spawn model, the children a context shows
 	"status":       "core", // the /status and session_status report: the session, its model, the context-usage line

@@ -91,6 +91,12 @@ type Input struct {
 	Prompt    string          // the new user message
 	Images    []model.Image   // go with Prompt, for a model that accepts images
 	MaxTokens int
+	// OnText, when set, gets each model call's text as it is produced
+	// (model.CompleteStreaming: streamed where the client streams, else in
+	// one piece once the call returns); call numbers the run's model calls
+	// from 1. It is a draft: a call that fails afterwards, or that the
+	// reply shaping silences (SilentToken), has streamed text all the same.
+	OnText func(call int, delta string)
 }
 
 // Output is what a run produced.
@@ -140,7 +146,7 @@ func (l *Loop) Run(ctx context.Context, in Input) (Output, error) {
 			Model: in.Model, System: in.System, Tools: specs, MaxTokens: in.MaxTokens,
 			Messages: append(append([]model.Message(nil), in.History...), out.Messages...),
 		}
-		resp, err := l.Model.Complete(ctx, req)
+		resp, err := model.CompleteStreaming(ctx, l.Model, req, textSink(in.OnText, iter))
 		if err != nil {
 			return out, err
 		}
@@ -174,6 +180,19 @@ func (l *Loop) Run(ctx context.Context, in Input) (Output, error) {
 	out.Reply = Reply(out.Messages)
 	return out, nil
 }
+
+// textSink is the sink of model call iter, nil without onText (no
+// streaming at all: the client's plain Complete).
+func textSink(onText func(int, string), iter int) model.TextSink {
+	if onText == nil {
+		return nil
+	}
+	return func(delta string) { onText(iter, delta) }
+}
+
+// ToolFailedPrefix begins the fallback reply Reply gives when nothing
+// renderable is left and a tool failed.
+const ToolFailedPrefix = "⚠️ A tool failed: "
 
 // notRun answers the calls of a run stopped at its iteration bound.
 const notRun = "not run: the run reached its limit of tool rounds"
@@ -216,7 +235,7 @@ func Reply(msgs []model.Message) string {
 	if t == "" {
 		for i := len(msgs) - 1; i >= 0; i-- {
 			if m := msgs[i]; m.Role == model.ToolResult && m.IsError {
-				return "⚠️ A tool failed: " + m.ToolName + ": " + m.Content
+				return ToolFailedPrefix + m.ToolName + ": " + m.Content
 			}
 		}
 	}

@@ -41,6 +41,7 @@ var messagesAPI = modeltest.Vendor{
 			cacheRead: int(a.Usage.CacheRead), cacheWrite: int(a.Usage.CacheWrite)}, blocks...)
 		return modeltest.Reply{Status: r.status, Header: header(r.header), Body: r.body}
 	},
+	Stream: streamAnswer,
 	Fail: func(f modeltest.Failure) modeltest.Reply {
 		var r reply
 		switch f {
@@ -171,4 +172,53 @@ type refusal struct {
 	Refused bool
 	Status  int
 	Body    string
+}
+
+// streamAnswer writes a as the Messages API streams it ("stream": true):
+// server-sent events message_start (with the input-side usage), a ping,
+// each content block's start, deltas (text_delta pieces; input_json_delta
+// pieces of a tool_use input) and stop, message_delta with the stop reason
+// and the output tokens, then message_stop.
+func streamAnswer(a modeltest.Answer) modeltest.Reply {
+	event := func(name string, data map[string]any) string {
+		data["type"] = name
+		body, _ := json.Marshal(data)
+		return "event: " + name + "\ndata: " + string(body) + "\n\n"
+	}
+	parts := []string{event("message_start", map[string]any{"message": map[string]any{
+		"id": "msg_01", "type": "message", "role": "assistant", "model": "claude-test", "content": []any{},
+		"stop_reason": nil, "stop_sequence": nil,
+		"usage": map[string]any{"input_tokens": a.Usage.Input, "output_tokens": 1,
+			"cache_read_input_tokens": a.Usage.CacheRead, "cache_creation_input_tokens": a.Usage.CacheWrite},
+	}}), event("ping", map[string]any{})}
+	index := 0
+	block := func(start map[string]any, deltas []map[string]any) {
+		parts = append(parts, event("content_block_start", map[string]any{"index": index, "content_block": start}))
+		for _, d := range deltas {
+			parts = append(parts, event("content_block_delta", map[string]any{"index": index, "delta": d}))
+		}
+		parts = append(parts, event("content_block_stop", map[string]any{"index": index}))
+		index++
+	}
+	if a.Text != "" {
+		var deltas []map[string]any
+		for _, p := range modeltest.Pieces(a.Text, 4) {
+			deltas = append(deltas, map[string]any{"type": "text_delta", "text": p})
+		}
+		block(map[string]any{"type": "text", "text": ""}, deltas)
+	}
+	stop := "end_turn"
+	for _, c := range a.ToolCalls {
+		stop = "tool_use"
+		var deltas []map[string]any
+		for _, p := range modeltest.Pieces(inputJSON(c.Arguments), 2) {
+			deltas = append(deltas, map[string]any{"type": "input_json_delta", "partial_json": p})
+		}
+		block(map[string]any{"type": "tool_use", "id": c.ID, "name": c.Name, "input": map[string]any{}}, deltas)
+	}
+	parts = append(parts,
+		event("message_delta", map[string]any{"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
+			"usage": map[string]any{"output_tokens": a.Usage.Output}}),
+		event("message_stop", map[string]any{}))
+	return modeltest.Reply{Status: http.StatusOK, Header: http.Header{"Content-Type": {"text/event-stream"}, "Request-Id": {"req_ok"}}, Parts: parts}
 }

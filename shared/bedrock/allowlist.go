@@ -65,9 +65,25 @@ func (a *Allowlisted) Allows(name string) bool {
 // Complete refuses a model outside the list (fault.Unauthorized: a clean
 // notice to the user, never retried) and calls the client for the others.
 func (a *Allowlisted) Complete(ctx context.Context, req model.Request) (model.Response, error) {
-	if !a.Allows(req.Model) {
-		return model.Response{}, fault.New(fault.Unauthorized,
-			"the Bedrock model %s is not enabled in this deployment (the stack's BedrockModels parameter lists %s)", req.Model, strings.Join(a.ids, ", "))
+	if err := a.check(req.Model); err != nil {
+		return model.Response{}, err
 	}
 	return a.client.Complete(ctx, req)
+}
+
+// Stream refuses a model outside the list as Complete does, and streams
+// the others (model.CompleteStreaming).
+func (a *Allowlisted) Stream(ctx context.Context, req model.Request, sink model.TextSink) (model.Response, error) {
+	if err := a.check(req.Model); err != nil {
+		return model.Response{}, err
+	}
+	return model.CompleteStreaming(ctx, a.client, req, sink)
+}
+
+func (a *Allowlisted) check(name string) error {
+	if a.Allows(name) {
+		return nil
+	}
+	return fault.New(fault.Unauthorized,
+		"the Bedrock model %s is not enabled in this deployment (the stack's BedrockModels parameter lists %s)", name, strings.Join(a.ids, ", "))
 }

@@ -1,12 +1,14 @@
 package bedrock
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
 	"github.com/google/go-cmp/cmp"
 
@@ -41,6 +43,7 @@ var converseAPI = modeltest.Vendor{
 		r := converse(stop, usage, blocks...)
 		return modeltest.Reply{Status: r.status, Body: r.body}
 	},
+	Stream: streamAnswer,
 	Fail: func(f modeltest.Failure) modeltest.Reply {
 		var r reply
 		switch f {
@@ -173,4 +176,55 @@ type refusal struct {
 	Status  int
 	Code    string
 	Body    string
+}
+
+// streamAnswer writes a as ConverseStream answers: AWS event-stream
+// messages (binary frames with :message-type event, :event-type and a
+// JSON payload) messageStart, each content block's deltas (text pieces;
+// a tool use's start with its id and name, then its input JSON as string
+// pieces) and stop, messageStop with the stop reason, then metadata with
+// the usage.
+func streamAnswer(a modeltest.Answer) modeltest.Reply {
+	enc := eventstream.NewEncoder()
+	event := func(typ string, payload map[string]any) string {
+		body, _ := json.Marshal(payload)
+		var buf bytes.Buffer
+		err := enc.Encode(&buf, eventstream.Message{Headers: eventstream.Headers{
+			{Name: ":event-type", Value: eventstream.StringValue(typ)},
+			{Name: ":content-type", Value: eventstream.StringValue("application/json")},
+			{Name: ":message-type", Value: eventstream.StringValue("event")},
+		}, Payload: body})
+		if err != nil {
+			panic(err)
+		}
+		return buf.String()
+	}
+	parts := []string{event("messageStart", map[string]any{"role": "assistant"})}
+	index := 0
+	if a.Text != "" {
+		for _, p := range modeltest.Pieces(a.Text, 4) {
+			parts = append(parts, event("contentBlockDelta", map[string]any{"contentBlockIndex": index, "delta": map[string]any{"text": p}}))
+		}
+		parts = append(parts, event("contentBlockStop", map[string]any{"contentBlockIndex": index}))
+		index++
+	}
+	stop := "end_turn"
+	for _, c := range a.ToolCalls {
+		stop = "tool_use"
+		input := inputDocument(c.Arguments)
+		parts = append(parts, event("contentBlockStart", map[string]any{"contentBlockIndex": index,
+			"start": map[string]any{"toolUse": map[string]any{"toolUseId": c.ID, "name": c.Name}}}))
+		for _, p := range modeltest.Pieces(input, 2) {
+			parts = append(parts, event("contentBlockDelta", map[string]any{"contentBlockIndex": index,
+				"delta": map[string]any{"toolUse": map[string]any{"input": p}}}))
+		}
+		parts = append(parts, event("contentBlockStop", map[string]any{"contentBlockIndex": index}))
+		index++
+	}
+	parts = append(parts,
+		event("messageStop", map[string]any{"stopReason": stop}),
+		event("metadata", map[string]any{"metrics": map[string]any{"latencyMs": 12}, "usage": map[string]any{
+			"inputTokens": a.Usage.Input, "outputTokens": a.Usage.Output, "cacheReadInputTokens": a.Usage.CacheRead,
+			"cacheWriteInputTokens": a.Usage.CacheWrite, "totalTokens": a.Usage.Total}}))
+	return modeltest.Reply{Status: http.StatusOK, Header: http.Header{"Content-Type": {"application/vnd.amazon.eventstream"}}, Parts: parts}
 }

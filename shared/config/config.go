@@ -110,8 +110,10 @@ type AgentDefaults struct {
 	// Compaction is agents.defaults.compaction.
 	Compaction Compaction
 	Sandbox    Sandbox
-	Subagents  SubagentDefaults
-	Tools      ToolPolicy
+	// BlockStreaming is agents.defaults.blockStreaming* (streaming.go).
+	BlockStreaming BlockStreaming
+	Subagents      SubagentDefaults
+	Tools          ToolPolicy
 }
 
 // Queue modes (messages.queue.mode, byChannel, a session's /queue).

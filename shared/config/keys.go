@@ -34,7 +34,7 @@ func Schema() []Key { return slices.Clone(table) }
 var table = slices.Concat(
 	[]Key{{Path: "$schema", Kind: ignoredKind, Help: "the JSON schema editors add; ignored"}},
 	sessionKeys(), resetKeys(), sendPolicyKeys(), sessionTailKeys(),
-	agentDefaultKeys(), agentListKeys(),
+	agentDefaultKeys(), blockStreamingKeys(), agentListKeys(),
 	bindingKeys(), toolKeys(), channelKeys(), messageKeys(), modelsKeys(), commandKeys(),
 )
 

@@ -53,6 +53,7 @@ var chatCompletions = modeltest.Vendor{
 		})
 		return modeltest.Reply{Status: http.StatusOK, Body: string(body)}
 	},
+	Stream: streamAnswer,
 	Fail: func(f modeltest.Failure) modeltest.Reply {
 		switch f {
 		case modeltest.RateLimited:
@@ -188,4 +189,45 @@ type refusal struct {
 	Refused bool
 	Status  int
 	Body    string
+}
+
+// streamAnswer writes a as Chat Completions streams it ("stream": true,
+// stream_options.include_usage): server-sent chat.completion.chunk events,
+// the text in several content deltas, each tool call's id and name in its
+// first chunk and its arguments in pieces, the finish reason in the last
+// choice chunk, the usage in a chunk without choices, then [DONE].
+func streamAnswer(a modeltest.Answer) modeltest.Reply {
+	chunk := func(choices []any, usage any) string {
+		body, _ := json.Marshal(map[string]any{
+			"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1700000000, "model": modeltest.Model,
+			"choices": choices, "usage": usage,
+		})
+		return "data: " + string(body) + "\n\n"
+	}
+	choice := func(delta map[string]any, finish any) []any {
+		return []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": nil}}
+	}
+	parts := []string{chunk(choice(map[string]any{"role": "assistant", "content": ""}, nil), nil)}
+	for _, p := range modeltest.Pieces(a.Text, 4) {
+		parts = append(parts, chunk(choice(map[string]any{"content": p}, nil), nil))
+	}
+	finish := "stop"
+	for i, c := range a.ToolCalls {
+		finish = "tool_calls"
+		first := map[string]any{"index": i, "id": c.ID, "type": "function", "function": map[string]any{"name": c.Name, "arguments": ""}}
+		parts = append(parts, chunk(choice(map[string]any{"tool_calls": []any{first}}, nil), nil))
+		for _, p := range modeltest.Pieces(c.Arguments, 2) {
+			piece := map[string]any{"index": i, "function": map[string]any{"arguments": p}}
+			parts = append(parts, chunk(choice(map[string]any{"tool_calls": []any{piece}}, nil), nil))
+		}
+	}
+	parts = append(parts, chunk(choice(map[string]any{}, finish), nil))
+	parts = append(parts, chunk([]any{}, map[string]any{
+		"prompt_tokens":         a.Usage.Input + a.Usage.CacheRead,
+		"completion_tokens":     a.Usage.Output,
+		"total_tokens":          a.Usage.Total,
+		"prompt_tokens_details": map[string]any{"cached_tokens": a.Usage.CacheRead},
+	}))
+	parts = append(parts, "data: [DONE]\n\n")
+	return modeltest.Reply{Status: http.StatusOK, Header: http.Header{"Content-Type": {"text/event-stream"}}, Parts: parts}
 }

@@ -32,6 +32,12 @@ type Receipt struct {
 	// Sent counts the reply's messages already delivered, so a retry of a
 	// long reply resumes after the last one that went out.
 	Sent int `json:"sent,omitempty"`
+	// Streamed is the reply's text the chat already got in blocks while
+	// the model wrote it (block streaming), and StreamedParts the chat
+	// messages all the turn's blocks took: the reply step sends the rest of
+	// the reply, its parts numbered on from StreamedParts.
+	Streamed      string `json:"streamed,omitempty"`
+	StreamedParts int    `json:"streamedParts,omitempty"`
 	// Withheld: the send policy denied delivery when the turn committed;
 	// the reply stays in the transcript and nothing is sent.
 	Withheld bool `json:"withheld,omitempty"`

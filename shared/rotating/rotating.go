@@ -37,3 +37,14 @@ func (r *Model[C]) Complete(ctx context.Context, req model.Request) (model.Respo
 	}
 	return c.Complete(ctx, req)
 }
+
+// Stream is the client's streamed call with the key in force
+// (model.CompleteStreaming: Complete and one delta when the client does
+// not stream).
+func (r *Model[C]) Stream(ctx context.Context, req model.Request, sink model.TextSink) (model.Response, error) {
+	c, err := r.Current(ctx)
+	if err != nil {
+		return model.Response{}, err
+	}
+	return model.CompleteStreaming(ctx, c, req, sink)
+}

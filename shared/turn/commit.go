@@ -59,6 +59,7 @@ func (p *Processor) record(ctx context.Context, t *turnState, entry session.Entr
 	}
 	if !out.command {
 		rec.Outcome, rec.Usage = out.status(), out.runUsage()
+		rec.Streamed, rec.StreamedParts = t.run.streamed()
 	}
 	if m.Channel == inbound.Internal {
 		rec.Delivery = session.DeliveryContext{Channel: inbound.Internal} // nothing is sent
@@ -72,7 +73,7 @@ func (p *Processor) record(ctx context.Context, t *turnState, entry session.Entr
 	if !out.command && !t.cfg.SendPolicy().Allows(m.SessionKey, entry.Channel, entry.ChatType, entry.SendPolicy) {
 		rec.Withheld = true
 	}
-	if !out.command && sentByMessageTool(out.messages, rec.Reply) {
+	if !out.command && (sentByMessageTool(out.messages, rec.Reply) || fallbackAfterMessageTool(out.messages, rec.Reply)) {
 		rec.AlreadySent = true
 	}
 	if rec.Reply != "" && !rec.Withheld {

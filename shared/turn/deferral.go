@@ -24,9 +24,9 @@ const (
 // of its own — NO_REPLY, a reply the send policy withholds, a reply the
 // message tool already sent — with a short notice, so the user is never
 // left with "thinking…" until the handle expires. A turn that sent its
-// reply, or whose message has no handle, needs nothing. Idempotent: the
-// notice edits the deferred answer in place (part 0), so a retry edits it
-// again. A channel that refuses it for good is logged and given up. The
+// reply (or a block of it), or whose message has no handle, needs
+// nothing. Idempotent: the notice edits the deferred answer in place
+// (part 0), so a retry edits it again. A channel that refuses it for good is logged and given up. The
 // collected messages' own handles (rec.Followups) each get a notice that
 // points at the answer.
 func (p *Processor) closeDeferral(ctx context.Context, m inbound.Message, rec receipt.Receipt) error {
@@ -34,6 +34,9 @@ func (p *Processor) closeDeferral(ctx context.Context, m inbound.Message, rec re
 		if err := p.postDeferral(ctx, m, h, deferralCollected); err != nil {
 			return err
 		}
+	}
+	if rec.StreamedParts > 0 {
+		return nil // a reply block already completed it
 	}
 	notice := ""
 	switch {

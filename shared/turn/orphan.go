@@ -102,12 +102,13 @@ func (p *Processor) place(ctx context.Context, messageID string, o *orphans, lin
 
 // adoptRun adopts the run messageID's own part (at o.seq, after the
 // orphans o absorbed) records, as a killed attempt left it.
-func (p *Processor) adoptRun(rt *runTracker, own []transcript.Line, o *orphans, messageID string) (turnOutput, error) {
+func (p *Processor) adoptRun(ctx context.Context, rt *runTracker, own []transcript.Line, o *orphans, messageID string) (turnOutput, error) {
 	out, ok := p.adopt(own, o.history)
 	if !ok {
 		return out, fault.New(fault.Internal, "transcript part %d of %s holds no context message of %s", o.seq, o.path, messageID)
 	}
 	o.intoRun(&out, messageID)
+	rt.replayBlocks(ctx, out.messages)
 	rt.end(out)
 	return out, nil
 }

@@ -96,6 +96,10 @@ type Processor struct {
 	// photo), by channel: a vision model sees them, the image tool reads
 	// "attachment:N". A channel without one: the model gets a note.
 	Attachments map[string]AttachmentSource
+	// Deltas is how a run's streamed text becomes assistant run events
+	// and how often they are written (deltas.go); the zero value streams
+	// with the default window.
+	Deltas DeltaBatching
 }
 
 // Handle processes m. attempt is the delivery count (1 on first delivery).
@@ -357,6 +361,11 @@ func (p *Processor) modelTurn(ctx context.Context, t *turnState, entry session.E
 		return turnOutput{}, err
 	}
 	t.run = rt
+	if rt != nil {
+		if rt.blocks, err = p.blockReplier(ctx, t, entry, attempt); err != nil {
+			return turnOutput{}, err
+		}
+	}
 	o := newOrphans(path, entry, history)
 	if attempt > 1 {
 		// A retry may find the part its predecessor wrote; reusing it
@@ -366,7 +375,7 @@ func (p *Processor) modelTurn(ctx context.Context, t *turnState, entry session.E
 			return turnOutput{}, err
 		}
 		if own != nil {
-			return p.adoptRun(rt, own, o, m.ID)
+			return p.adoptRun(ctx, rt, own, o, m.ID)
 		}
 	}
 	prompt, err := p.attachImages(ctx, t, ref, t.text)
@@ -389,7 +398,7 @@ func (p *Processor) modelTurn(ctx context.Context, t *turnState, entry session.E
 		return out, err
 	}
 	if own != nil {
-		return p.adoptRun(rt, own, o, m.ID)
+		return p.adoptRun(ctx, rt, own, o, m.ID)
 	}
 	o.intoRun(&out, m.ID)
 	rt.end(out)
@@ -515,9 +524,12 @@ func (p *Processor) sendReply(ctx context.Context, m inbound.Message, rec receip
 		p.log().WarnContext(ctx, "no sender for channel; reply kept in transcript only", "channel", rec.Delivery.Channel, "message", m.ID)
 		return nil
 	}
-	msgs := sender.Render(rec.Reply)
+	var msgs []string
+	if text := unsent(rec.Reply, rec.Streamed); text != "" {
+		msgs = sender.Render(text)
+	}
 	for i := rec.Sent; i < len(msgs); i++ {
-		if err := delivery.Post(ctx, sender, rec.Delivery, i, msgs[i]); err != nil {
+		if err := delivery.Post(ctx, sender, rec.Delivery, rec.StreamedParts+i, msgs[i]); err != nil {
 			if !delivery.Undeliverable(err) {
 				return fmt.Errorf("send reply %d/%d for %s: %w", i+1, len(msgs), m.ID, err)
 			}
@@ -678,7 +690,7 @@ func (p *Processor) complete(ctx context.Context, t *turnState, entry session.En
 	// transcript keeps it whole), so compaction can always make room.
 	window := p.contextWindow(t.cfg, ref)
 	prompt = compaction.Shorten(prompt, compaction.MessageLimit(window))
-	run, err := loop.Run(watchCtx, agent.Input{Model: ref.Name, System: system, History: compaction.FitWindow(compaction.Prune(history), window), Prompt: prompt, Images: t.images})
+	run, err := loop.Run(watchCtx, agent.Input{Model: ref.Name, System: system, History: compaction.FitWindow(compaction.Prune(history), window), Prompt: prompt, Images: t.images, OnText: t.run.onText(ctx, p.Deltas)})
 	if mark := watch.stop(); mark != nil && !errors.Is(err, agent.ErrStopped) {
 		// A /stop arrived while the model (or a tool) was busy: whatever
 		// the cancelled call returned, the run is stopped.

@@ -3,6 +3,7 @@ package turn
 import (
 	"strings"
 
+	"github.com/zero-gateway/zero/shared/agent"
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/session"
 	"github.com/zero-gateway/zero/shared/tools/messaging"
@@ -60,6 +61,31 @@ func sentByMessageTool(msgs []model.Message, reply string) bool {
 			continue
 		}
 		if messaging.SentOwnText(calls[m.ToolCallID], m.Content) == reply {
+			return true
+		}
+	}
+	return false
+}
+
+// fallbackAfterMessageTool reports whether reply is the tool-error
+// fallback (agent.ToolFailedPrefix) of a run whose message tool already
+// gave the user a visible reply in the session's own chat: the seeds send
+// the fallback only when the user saw nothing, so the reply step does not
+// send it (the transcript and the run keep it).
+func fallbackAfterMessageTool(msgs []model.Message, reply string) bool {
+	if !strings.HasPrefix(reply, agent.ToolFailedPrefix) {
+		return false
+	}
+	calls := map[string]string{} // call id -> arguments
+	for _, m := range msgs {
+		for _, c := range m.ToolCalls {
+			if c.Name == messaging.Name {
+				calls[c.ID] = c.Arguments
+			}
+		}
+	}
+	for _, m := range msgs {
+		if m.Role == model.ToolResult && m.ToolName == messaging.Name && !m.IsError && messaging.SentOwnText(calls[m.ToolCallID], m.Content) != "" {
 			return true
 		}
 	}

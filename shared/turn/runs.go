@@ -30,9 +30,11 @@ type runTracker struct {
 	rec     *run.Recorder
 	record  run.Record
 	now     func() time.Time
-	stored  bool         // the record is written; until then a flush starts it
-	outcome *run.Outcome // set by end, written by the commit (or settle)
-	endSeq  int64        // the recorder's seq before end's events
+	stored  bool          // the record is written; until then a flush starts it
+	outcome *run.Outcome  // set by end, written by the commit (or settle)
+	endSeq  int64         // the recorder's seq before end's events
+	deltas  *deltaBatcher // the run's streamed text (onText); nil: none
+	blocks  *blockReplier // the reply sent in blocks (blockreply.go); nil: not
 }
 
 // startRun begins the run's record and its lifecycle start, writing them
@@ -101,16 +103,27 @@ func (rt *runTracker) hooks(plugin agent.Hooks) agent.Hooks {
 		h.BeforeToolCall = append(before, plugin.BeforeToolCall...)
 		return h
 	}
-	h.BeforeToolCall = append(append(before, func(_ context.Context, c *agent.ToolCall) error {
+	h.BeforeToolCall = append(append(before, func(ctx context.Context, c *agent.ToolCall) error {
+		rt.deltas.emit() // the text before the call comes first
+		rt.blocks.endCall(ctx)
 		rt.rec.Tool(run.PhaseStart, c.Name, c.ID, map[string]any{"args": c.Args})
 		return nil
 	}), plugin.BeforeToolCall...)
 	h.AfterToolCall = append(append([]func(context.Context, agent.ToolCall, *agent.ToolResult){}, plugin.AfterToolCall...),
 		func(ctx context.Context, c agent.ToolCall, r *agent.ToolResult) {
+			rt.blocks.toolResult(c, *r)
 			rt.rec.Tool(run.PhaseResult, c.Name, c.ID, map[string]any{"isError": r.IsError, "text": r.Text})
 			rt.flush(ctx)
 		})
 	return h
+}
+
+// streamed is what the run's blocks sent (blockReplier.streamed).
+func (rt *runTracker) streamed() (string, int) {
+	if rt == nil {
+		return "", 0
+	}
+	return rt.blocks.streamed()
 }
 
 // compaction records a compaction's start or end.
@@ -153,6 +166,7 @@ func (rt *runTracker) end(out turnOutput) {
 	} else {
 		r.Error = out.text
 	}
+	rt.deltas.emit()
 	rt.endSeq = rt.rec.Seq()
 	if out.text != "" {
 		rt.rec.Assistant(out.text)

@@ -34,6 +34,9 @@ type Reply struct {
 	Status int
 	Header http.Header
 	Body   string
+	// Parts, when set, is a streamed body: written in order, each part
+	// flushed to the client before the next (Body is then ignored).
+	Parts []string
 }
 
 // Answer is a successful model answer in ZERO's terms, for a Vendor to
@@ -106,6 +109,12 @@ type Vendor struct {
 	// CacheWrites says the API reports prompt-cache writes; when false the
 	// suite's answers carry no model.Usage.CacheWrite.
 	CacheWrites bool
+	// Stream writes a successful answer as the provider streams it
+	// (server-sent events, AWS event-stream), one Reply.Parts element per
+	// event, the text cut into several deltas and tool call arguments into
+	// several pieces. The suite runs every case a second time with the
+	// adapter's model.Streamer and these answers (see TestClient).
+	Stream func(a Answer) Reply
 }
 
 // Server is the fake provider a client under test talks to.
@@ -146,6 +155,10 @@ var weatherTool = model.ToolSpec{
 //     it is sent, so the fake, which refuses a broken pairing the way the
 //     provider does (Vendor.Refuse), accepts it; that refusal is
 //     fault.Invalid;
+//   - every case above and below holds a second time with the adapter's
+//     model.Streamer against v.Stream's answers (the deltas concatenating
+//     to the answer's text), text arrives before the stream ends, and a
+//     stream cut short is a retryable error, not a half answer;
 //   - a cancelled context (what /stop does) ends the call within
 //     CancelWithin, in flight or waiting to retry, with an error wrapping
 //     context.Canceled, and the cancellation reaches the HTTP request; an
@@ -158,9 +171,22 @@ var weatherTool = model.ToolSpec{
 // every answer once, except where it checks that a retry wait ends with
 // the context. Each subtest runs its own server.
 func TestClient(t *testing.T, v Vendor, newClient func(t *testing.T, s Server, retries int) model.Client) {
-	if v.Answer == nil || v.Fail == nil || v.Read == nil || v.Refuse == nil {
-		t.Fatal("modeltest: Vendor.Answer, Fail, Read and Refuse are all required")
+	if v.Answer == nil || v.Fail == nil || v.Read == nil || v.Refuse == nil || v.Stream == nil {
+		t.Fatal("modeltest: Vendor.Answer, Fail, Read, Refuse and Stream are all required")
 	}
+	t.Run("complete", func(t *testing.T) { testClient(t, v, newClient) })
+	t.Run("stream", func(t *testing.T) {
+		streamed := v
+		streamed.Answer = v.Stream
+		testClient(t, streamed, streamingClient(newClient))
+		testLiveDeltas(t, v, newClient)
+		testCutShort(t, v, newClient)
+	})
+}
+
+// testClient is the contract's cases, with v's answers and the clients
+// newClient makes (Complete, or Stream behind Complete).
+func testClient(t *testing.T, v Vendor, newClient func(t *testing.T, s Server, retries int) model.Client) {
 	ctx := context.Background()
 	usage := model.Usage{Input: 1200, Output: 80, CacheRead: 300}
 	if v.CacheWrites {
@@ -470,6 +496,9 @@ type fake struct {
 	arrived   chan struct{}
 	abandoned chan struct{}
 	done      chan struct{} // closed when the subtest ends
+	// gate, when set, holds a streamed reply at its middle until it is
+	// closed (see write).
+	gate <-chan struct{}
 
 	mu   sync.Mutex
 	sent []Sent
@@ -508,7 +537,7 @@ func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
 	default: // an earlier request's arrival is still unread
 	}
 	if refused {
-		write(w, refusal)
+		write(w, refusal, nil)
 		return
 	}
 	if f.hang {
@@ -524,11 +553,11 @@ func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusInternalServerError)
 		return
 	}
-	write(w, f.replies[min(n, len(f.replies))-1])
+	write(w, f.replies[min(n, len(f.replies))-1], f.gate)
 }
 
 // write sends rep, as application/json unless its header says otherwise.
-func write(w http.ResponseWriter, rep Reply) {
+func write(w http.ResponseWriter, rep Reply, gate <-chan struct{}) {
 	for k, vs := range rep.Header {
 		w.Header()[k] = vs
 	}
@@ -536,7 +565,26 @@ func write(w http.ResponseWriter, rep Reply) {
 		w.Header().Set("Content-Type", "application/json")
 	}
 	w.WriteHeader(rep.Status)
-	_, _ = io.WriteString(w, rep.Body)
+	if rep.Parts == nil {
+		_, _ = io.WriteString(w, rep.Body)
+		return
+	}
+	flusher, _ := w.(http.Flusher)
+	for i, part := range rep.Parts {
+		if i == len(rep.Parts)/2 && gate != nil {
+			// Half the answer is out: hold the rest until the client has
+			// shown a delta, so a client that buffers the whole stream
+			// before it reports anything is caught.
+			select {
+			case <-gate:
+			case <-time.After(liveWait):
+			}
+		}
+		_, _ = io.WriteString(w, part)
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
 }
 
 // wantRequests checks that the server got n requests and returns what

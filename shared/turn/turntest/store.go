@@ -43,7 +43,8 @@ func TestStore(t *testing.T, newStore func(t *testing.T) turn.Store) {
 	}
 	context1 := sessionstate.ModelContext{SessionID: "3f1c2d4e-0000-4000-8000-000000000001", Messages: []model.Message{{Role: "user", Content: "hi"}, {Role: "assistant", Content: "hello"}}}
 	record := func(key, msg string) receipt.Receipt {
-		return receipt.Receipt{MessageID: msg, SessionKey: key, State: receipt.Committed, Reply: "hello", Delivery: session.DeliveryContext{Channel: "telegram", To: "-100", ThreadID: "7"}}
+		return receipt.Receipt{MessageID: msg, SessionKey: key, State: receipt.Committed, Reply: "hello", Delivery: session.DeliveryContext{Channel: "telegram", To: "-100", ThreadID: "7"},
+			Streamed: "hel", StreamedParts: 1} // a reply partly sent in blocks
 	}
 
 	t.Run("load of unknown key is empty", func(t *testing.T) {

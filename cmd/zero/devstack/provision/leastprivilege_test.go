@@ -307,8 +307,11 @@ func TestLeastPrivilege(t *testing.T) {
 			"arn:aws:bedrock:::foundation-model/anthropic.claude-sonnet-4-20250514-v1:0",          // a global profile's
 			"arn:aws:bedrock:us-east-1:" + lpAccount + ":inference-profile/us.anthropic.claude-sonnet-4-20250514-v1:0",
 		} {
-			if !allows(run, "bedrock:InvokeModel", arn) {
-				t.Errorf("Runner may not invoke %s", arn)
+			// Converse and ConverseStream (streamed answers).
+			for _, action := range []string{"bedrock:InvokeModel", "bedrock:InvokeModelWithResponseStream"} {
+				if !allows(run, action, arn) {
+					t.Errorf("Runner may not %s %s", action, arn)
+				}
 			}
 		}
 		for _, arn := range []string{
@@ -316,8 +319,10 @@ func TestLeastPrivilege(t *testing.T) {
 			"arn:aws:bedrock:us-east-1::foundation-model/amazon.nova-pro-v1:0-extra",
 			"arn:aws:bedrock:us-east-1:210987654321:inference-profile/us.amazon.nova-pro-v1:0",
 		} {
-			if allows(run, "bedrock:InvokeModel", arn) {
-				t.Errorf("Runner may invoke %s", arn)
+			for _, action := range []string{"bedrock:InvokeModel", "bedrock:InvokeModelWithResponseStream"} {
+				if allows(run, action, arn) {
+					t.Errorf("Runner may %s %s", action, arn)
+				}
 			}
 		}
 		env, err := l.ev.Resolve(l.tmpl.Resources["Runner"].Properties["Environment"])

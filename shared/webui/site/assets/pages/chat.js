@@ -35,10 +35,11 @@ export default async function chat(view, args, signal) {
       text.value = '';
       log.append(renderMessage({ role: 'user', content: message, timestamp: Date.now() }));
       state.replaceChildren('Run ', h('a', { href: '#/runs/' + encodeURIComponent(acc.runId) }, acc.runId), ' is running…');
-      await follow(acc.runId, steps, signal);
+      await follow(acc.runId, steps, signal, (e) => showDraft(log, e));
       let done = { status: 'timeout' };
       while (!signal.aborted && done.status === 'timeout') done = await rpc('agent.wait', { runId: acc.runId, timeoutMs: 20000 });
       state.replaceChildren(`Run ${acc.runId}: ${done.status}${done.error ? ' (' + done.error + ')' : ''}`);
+      document.getElementById('chat-draft')?.remove();
       await refresh();
     } catch (err) {
       state.replaceChildren(errorBox(err));
@@ -51,4 +52,23 @@ export default async function chat(view, args, signal) {
     h('form', { onsubmit: submit }, field('Message', text), h('div', { class: 'row' }, send)),
     state, h('details', { open: true }, h('summary', {}, 'Run steps'), steps));
   await refresh();
+}
+
+/**
+ * showDraft shows the answer as it streams: each assistant delta event
+ * (data.delta, with data.text the model call's text so far) updates one
+ * draft message at the end of the log, as plain text; the reply from
+ * chat.history replaces it when the run ends. A new model call (after a
+ * tool) starts the draft over.
+ */
+function showDraft(log, e) {
+  const d = e.data || {};
+  if (e.stream !== 'assistant' || typeof d.delta !== 'string') return;
+  let draft = document.getElementById('chat-draft');
+  if (!draft) {
+    draft = h('div', { id: 'chat-draft', class: 'message assistant draft' }, h('p', { class: 'muted' }, 'Assistant (writing…)'), h('p', { class: 'draft-text' }));
+    log.append(draft);
+  }
+  const text = draft.querySelector('.draft-text');
+  text.textContent = typeof d.text === 'string' ? d.text : text.textContent + d.delta;
 }
