@@ -90,6 +90,7 @@ type Input struct {
 	Prompt    string          // the new user message
 	Images    []model.Image   // go with Prompt, for a model that accepts images
 	MaxTokens int
+	Thinking  string // the reasoning level of every model call (model.Request.Thinking)
 }
 
 // Output is what a run produced.
@@ -136,7 +137,7 @@ func (l *Loop) Run(ctx context.Context, in Input) (Output, error) {
 			}
 		}
 		req := model.Request{
-			Model: in.Model, System: in.System, Tools: specs, MaxTokens: in.MaxTokens,
+			Model: in.Model, System: in.System, Tools: specs, MaxTokens: in.MaxTokens, Thinking: in.Thinking,
 			Messages: append(append([]model.Message(nil), in.History...), out.Messages...),
 		}
 		resp, err := l.Model.Complete(ctx, req)
