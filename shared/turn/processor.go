@@ -58,13 +58,16 @@ type Processor struct {
 	Models       map[string]model.Client
 	DefaultModel model.Ref
 	Senders      map[string]Sender // by channel
-	Settings     Settings          // nil means config.Default()
-	System       string            // base system prompt; the tools section is added per run
-	Hooks        Hooks             // plugin extension points
-	Workspace    Workspace         // nil: no workspace files in the prompt
-	Runs         run.Store         // nil: runs leave no record or events (and sessions_send cannot wait)
-	Log          *slog.Logger
-	Now          func() time.Time
+	// TypingInterval is how often a chat is shown typing while a run
+	// works (typing.go); 0 means DefaultTypingInterval.
+	TypingInterval time.Duration
+	Settings       Settings  // nil means config.Default()
+	System         string    // base system prompt; the tools section is added per run
+	Hooks          Hooks     // plugin extension points
+	Workspace      Workspace // nil: no workspace files in the prompt
+	Runs           run.Store // nil: runs leave no record or events (and sessions_send cannot wait)
+	Log            *slog.Logger
+	Now            func() time.Time
 	// StopPoll is how often a run reads its session's stop mark while the
 	// model (or a tool) is busy; 0 means DefaultStopPoll, < 0 never.
 	StopPoll time.Duration
@@ -664,6 +667,8 @@ func (p *Processor) complete(ctx context.Context, t *turnState, entry session.En
 		p.log().ErrorContext(ctx, "model provider not configured", "model", ref.String(), "message", t.msg.ID)
 		return failed("⚠️ The model " + ref.String() + " is not available: this deployment has no " + ref.Provider + " provider configured."), nil
 	}
+	stopTyping := p.startTyping(ctx, t, entry)
+	defer stopTyping()
 	loop := &agent.Loop{Model: client, Tools: p.tools(ctx, t, entry, ref), Hooks: t.run.hooks(p.Hooks.Tools), Interrupt: p.interrupt(t)}
 	system := p.systemPrompt(ctx, t, entry, ref, prompt, loop.Tools)
 	runCtx, cancel, limit := p.runContext(ctx, t.cfg, t.msg.TimeoutSeconds)
