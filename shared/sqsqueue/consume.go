@@ -309,6 +309,15 @@ func (c *Consumer) settle(ctx context.Context, all []events.SQSMessage, outcomes
 		}
 		rest := o.recs[o.failedAt:]
 		first := rest[0]
+		if hold, ok := heldFor(o.err); ok {
+			c.log().InfoContext(ctx, "sqs records held until the chat is quiet", "messageId", first.MessageId,
+				"group", first.Attributes["MessageGroupId"], "records", len(rest), "for", hold.String())
+			c.release(ctx, rest, hold)
+			for _, r := range rest {
+				failed[r.MessageId] = true
+			}
+			continue
+		}
 		last := c.MaxReceives > 0 && receiveCount(first) >= c.MaxReceives
 		delay := c.Backoff.After(receiveCount(first))
 		if last || errors.Is(o.err, ErrNoBudget) {
