@@ -77,6 +77,13 @@ type Loop struct {
 	// after the first) whether the run must stop; an error ends the run
 	// with StopAborted and that error (ErrStopped for /stop).
 	Interrupt func(ctx context.Context) error
+	// Steer, when set, is asked at each tool boundary (before every model
+	// call after the first, after Interrupt) for the messages that reached
+	// the session during the run (queue mode steer). They join the run as
+	// user messages before its next model call, and Output.Messages keeps
+	// them in place. It reports no error: what it cannot read runs as its
+	// own turn later.
+	Steer func(ctx context.Context) []model.Message
 }
 
 // ErrStopped is the Interrupt error of a run stopped by the user (/stop).
@@ -130,9 +137,8 @@ func (l *Loop) Run(ctx context.Context, in Input) (Output, error) {
 			out.Stop = model.StopAborted
 			return out, fault.Wrap(fault.Unavailable, err, "run aborted")
 		}
-		if iter > 1 && l.Interrupt != nil {
-			if err := l.Interrupt(ctx); err != nil {
-				out.Stop = model.StopAborted
+		if iter > 1 {
+			if err := l.toolBoundary(ctx, &out); err != nil {
 				return out, err
 			}
 		}
@@ -170,6 +176,22 @@ func (l *Loop) Run(ctx context.Context, in Input) (Output, error) {
 	}
 	out.Reply = Reply(out.Messages)
 	return out, nil
+}
+
+// toolBoundary runs between a tool round and the next model call: the
+// Interrupt check (an error ends the run, StopAborted), then Steer's
+// messages joining the run.
+func (l *Loop) toolBoundary(ctx context.Context, out *Output) error {
+	if l.Interrupt != nil {
+		if err := l.Interrupt(ctx); err != nil {
+			out.Stop = model.StopAborted
+			return err
+		}
+	}
+	if l.Steer != nil {
+		out.Messages = append(out.Messages, l.Steer(ctx)...)
+	}
+	return nil
 }
 
 // notRun answers the calls of a run stopped at its iteration bound.

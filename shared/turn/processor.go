@@ -188,6 +188,7 @@ func (p *Processor) turn(ctx context.Context, t *turnState, snap sessionstate.Sn
 	if ref := t.plan.Model; ref.Provider != "" {
 		entry.ProviderOverride, entry.ModelOverride = ref.Provider, ref.Name
 	}
+	t.steer = p.steerFor(t, entry, collected)
 	path := session.TranscriptPath(m.SessionKey, entry)
 	history, split, err := p.loadContext(ctx, snap.Context, entry, path)
 	if err != nil {
@@ -207,10 +208,12 @@ func (p *Processor) turn(ctx context.Context, t *turnState, snap sessionstate.Sn
 	if err != nil {
 		return err
 	}
-	rec, err := p.commit(ctx, t, entry, stored, out, collected)
+	done := t.steer.collect(ctx, collected, out.messages)
+	rec, err := p.commit(ctx, t, entry, stored, out, done)
 	if err != nil {
 		return err
 	}
+	t.steer.cleanup(ctx, append([]string{m.ID}, done...))
 	return p.deliver(ctx, m, rec)
 }
 
@@ -302,6 +305,7 @@ type turnState struct {
 	// history is the context before this turn (set by answer): /status
 	// and session_status estimate its size when the entry reports none.
 	history []model.Message
+	steer   *steerer // queue mode steer: messages taken in at tool boundaries; nil otherwise
 }
 
 // startSession returns the entry this message continues: the stored one,
@@ -669,7 +673,7 @@ func (p *Processor) complete(ctx context.Context, t *turnState, entry session.En
 	}
 	stopTyping := p.startTyping(ctx, t, entry)
 	defer stopTyping()
-	loop := &agent.Loop{Model: client, Tools: p.tools(ctx, t, entry, ref), Hooks: t.run.hooks(p.Hooks.Tools), Interrupt: p.interrupt(t)}
+	loop := &agent.Loop{Model: client, Tools: p.tools(ctx, t, entry, ref), Hooks: t.run.hooks(p.Hooks.Tools), Interrupt: p.interrupt(t), Steer: t.steer.loopHook()}
 	system := p.systemPrompt(ctx, t, entry, ref, prompt, loop.Tools)
 	runCtx, cancel, limit := p.runContext(ctx, t.cfg, t.msg.TimeoutSeconds)
 	defer cancel()
