@@ -116,3 +116,28 @@ func (s *Store) DropSteer(ctx context.Context, key string, ids []string) error {
 	}
 	return nil
 }
+
+// SessionQueueMode is key's own queue mode (/queue, sessions.patch; ""
+// for none, or no session) with one eventually consistent GetItem of the
+// entry's queueMode alone: the ingest door's read, so a session's
+// override acts at the door (interrupt marks, steer records). A /queue
+// change a moment old may not be seen yet; the door's callers cache it
+// for the config's TTL anyway (ingest.CachedModes).
+func (s *Store) SessionQueueMode(ctx context.Context, key string) (string, error) {
+	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: &s.table, Key: entryKey(key),
+		ProjectionExpression:     aws.String("#q, #ttl"),
+		ExpressionAttributeNames: map[string]string{"#q": "queueMode", "#ttl": attrTTL},
+	})
+	if err != nil {
+		return "", classify(err, "read the queue mode of "+key)
+	}
+	if len(out.Item) == 0 || expired(out.Item, s.now()) {
+		return "", nil
+	}
+	mode, _ := out.Item["queueMode"].(*types.AttributeValueMemberS)
+	if mode == nil {
+		return "", nil
+	}
+	return mode.Value, nil
+}

@@ -79,3 +79,27 @@ func TestSteerRecords(t *testing.T) {
 		t.Errorf("another session's pending messages: %+v", elsewhere)
 	}
 }
+
+// TestSessionQueueMode: the door reads a session's own queue mode, "" for
+// a session without one or no session at all, with one GetItem.
+func TestSessionQueueMode(t *testing.T) {
+	ctx := context.Background()
+	s := New(testClient, testTable)
+	steering, plain, missing := awstest.Name("agent:main:mode-steer:"), awstest.Name("agent:main:mode-plain:"), awstest.Name("agent:main:mode-none:")
+	for key, mode := range map[string]string{steering: "steer", plain: ""} {
+		e := session.Entry{SessionID: "s-" + key, Version: 1, QueueMode: mode}
+		if err := s.Commit(ctx, key, e, sessionstate.ModelContext{SessionID: e.SessionID}, receipt.Receipt{MessageID: "m-" + key, SessionKey: key}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for key, want := range map[string]string{steering: "steer", plain: "", missing: ""} {
+		counter.Reset()
+		got, err := s.SessionQueueMode(ctx, key)
+		if err != nil || got != want {
+			t.Errorf("SessionQueueMode(%s) = %q, %v; want %q", key, got, err, want)
+		}
+		if calls := counter.String(); calls != "DynamoDB.GetItem=1" {
+			t.Errorf("SessionQueueMode made %s; want one GetItem", calls)
+		}
+	}
+}

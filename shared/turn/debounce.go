@@ -27,7 +27,9 @@ type Hold struct {
 // HoldFor is how long the messages stay back.
 func (h *Hold) HoldFor() time.Duration { return h.For }
 
-func (h *Hold) Error() string { return fmt.Sprintf("held %s for debounce", h.For.Round(time.Millisecond)) }
+func (h *Hold) Error() string {
+	return fmt.Sprintf("held %s for debounce", h.For.Round(time.Millisecond))
+}
 
 // debounce holds msgs (a *Hold) while their chat has not been quiet for
 // messages.queue.debounceMs: the time since the newest of them reached
