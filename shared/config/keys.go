@@ -345,7 +345,7 @@ func messageKeys() []Key {
 			set: q(func(qu *Queue, v Value) { qu.Drop = v.Str() })},
 		{Path: "messages.queue.debounceMs", Kind: intKind(0, 600_000, "a whole number of milliseconds"),
 			Help: "collect: a turn starts once the chat has been quiet this long (whole seconds on SQS; docs/queues.md)",
-			set: q(func(qu *Queue, v Value) { qu.DebounceMs = v.Int() })},
+			set:  q(func(qu *Queue, v Value) { qu.DebounceMs = v.Int() })},
 	}
 }
 
