@@ -68,5 +68,5 @@ func (d *Door) recordSteer(ctx context.Context, m inbound.Message, mode string) 
 	if !ok || !steers(m, mode) {
 		return nil
 	}
-	return rec.RecordSteer(ctx, m.SessionKey, steer.Pending{MessageID: m.ID, Text: m.Text, From: m.From, At: m.ReceivedAt})
+	return rec.RecordSteer(ctx, m.SessionKey, steer.Pending{MessageID: m.ID, Text: m.Text, From: m.From, At: d.now().UnixMilli()})
 }

@@ -44,7 +44,7 @@ func (s *steeringStops) SessionQueueMode(_ context.Context, key string) (string,
 func TestAcceptSteer(t *testing.T) {
 	const steerCfg = `{messages: {queue: {mode: "steer"}}, channels: {telegram: {allowFrom: ["*"]}}}`
 	const open = `{channels: {telegram: {allowFrom: ["*"]}}}`
-	pending := map[string][]steer.Pending{"agent:main:main": {{MessageID: "telegram:7000000001:815000001", Text: "hello", From: "telegram:123456789", At: 1767225600000}}}
+	pending := map[string][]steer.Pending{"agent:main:main": {{MessageID: "telegram:7000000001:815000001", Text: "hello", From: "telegram:123456789", At: testNow.UnixMilli()}}}
 	mark := map[string]stopmark.Mark{"agent:main:main": {MessageID: "telegram:7000000001:815000001", At: testNow.UnixMilli(), Pending: true}}
 	for _, tc := range []struct {
 		name        string

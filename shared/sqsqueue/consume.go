@@ -281,6 +281,9 @@ func (c *Consumer) decodeRun(ctx context.Context, recs []events.SQSMessage, maxR
 				"messageId", rec.MessageId, "receiveCount", receiveCount(rec), "bodyBytes", len(rec.Body), "err", err)
 			return nil, nil, fmt.Errorf("decode message %s: %w", rec.MessageId, err)
 		}
+		if m.QueuedAt == 0 {
+			m.QueuedAt = sentTimestamp(rec)
+		}
 		msgs = append(msgs, m)
 		attempts = append(attempts, receiveCount(rec))
 	}

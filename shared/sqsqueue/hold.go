@@ -3,7 +3,10 @@ package sqsqueue
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
+
+	"github.com/aws/aws-lambda-go/events"
 )
 
 // Held is an error a GroupHandler returns to put a run of records back on
@@ -41,4 +44,15 @@ func heldFor(err error) (time.Duration, bool) {
 		return 0, false
 	}
 	return max(time.Second, (h.HoldFor()+time.Second-1)/time.Second*time.Second), true
+}
+
+// sentTimestamp is when the record reached the queue (its SentTimestamp
+// attribute, epoch ms); 0 when it has none: what inbound.Message.QueuedAt
+// carries to debounce.
+func sentTimestamp(rec events.SQSMessage) int64 {
+	ms, err := strconv.ParseInt(rec.Attributes["SentTimestamp"], 10, 64)
+	if err != nil || ms < 0 {
+		return 0
+	}
+	return ms
 }

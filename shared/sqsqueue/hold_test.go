@@ -53,3 +53,23 @@ func TestHeld(t *testing.T) {
 		})
 	}
 }
+
+// TestQueuedAt: the consumer hands the handler each message with the
+// record's SentTimestamp as its QueuedAt (what debounce measures quiet
+// by); a message that carries one keeps it.
+func TestQueuedAt(t *testing.T) {
+	stamped := record("a1", "A", "one")
+	stamped.Attributes["SentTimestamp"] = "1767225600123"
+	plain := record("a2", "A", "two")
+	var got []int64
+	c := &Consumer{MaxRun: 10, Handler: func(_ context.Context, msgs []inbound.Message, _ []int) (int, error) {
+		for _, m := range msgs {
+			got = append(got, m.QueuedAt)
+		}
+		return len(msgs), nil
+	}}
+	c.Consume(context.Background(), events.SQSEvent{Records: []events.SQSMessage{stamped, plain}})
+	if diff := cmp.Diff([]int64{1767225600123, 0}, got); diff != "" {
+		t.Errorf("QueuedAt (-want +got):\n%s", diff)
+	}
+}

@@ -33,7 +33,7 @@ func (h *Hold) Error() string {
 
 // debounce holds msgs (a *Hold) while their chat has not been quiet for
 // messages.queue.debounceMs: the time since the newest of them reached
-// the door (ReceivedAt) is shorter. It holds only messages that collect
+// the door (arrival) is shorter. It holds only messages that collect
 // would run as one turn, of a session in queue mode collect, and at most
 // maxDebounceHolds times (by the first message's receive count); anything
 // else runs at once. Holding changes nothing stored, so a retried or
@@ -50,7 +50,7 @@ func (p *Processor) debounce(ctx context.Context, msgs []inbound.Message, attemp
 	}
 	var newest int64
 	for _, m := range msgs {
-		newest = max(newest, m.ReceivedAt)
+		newest = max(newest, arrival(m))
 	}
 	quiet := p.Now().Sub(time.UnixMilli(newest))
 	if newest == 0 || quiet >= wait {
@@ -79,4 +79,13 @@ func collectable(msgs []inbound.Message, cfg *config.Config) bool {
 		}
 	}
 	return true
+}
+
+// arrival is when m reached the door: QueuedAt, else (a message queued by
+// an older door) ReceivedAt.
+func arrival(m inbound.Message) int64 {
+	if m.QueuedAt > 0 {
+		return m.QueuedAt
+	}
+	return m.ReceivedAt
 }
