@@ -363,8 +363,9 @@ func TestTurnAWSCalls(t *testing.T) {
 		}
 	}
 	perTurn := func(b invocation) int { return turnCalls(b) + turnCalls(requests[0]) - modeReads(requests[0]) }
-	t.Logf("BENCH aws_calls_per_turn turn=1 total=%d webhook=%d runner=%d (%s)", perTurn(first), turnCalls(requests[0]), turnCalls(first), first.AWSOps)
-	t.Logf("BENCH aws_calls_per_turn turn=%d total=%d webhook=%d runner=%d (%s)", turns, perTurn(last), turnCalls(requests[turns-1]), turnCalls(last), last.AWSOps)
+	webhook := func(r invocation) int { return turnCalls(r) - modeReads(r) }
+	t.Logf("BENCH aws_calls_per_turn turn=1 total=%d webhook=%d runner=%d (%s)", perTurn(first), webhook(requests[0]), turnCalls(first), first.AWSOps)
+	t.Logf("BENCH aws_calls_per_turn turn=%d total=%d webhook=%d runner=%d (%s)", turns, perTurn(last), webhook(requests[turns-1]), turnCalls(last), last.AWSOps)
 	t.Logf("BENCH config_reads turns=%d reads=%d (ZERO_CONFIG_TTL %s, one per function instance per TTL)", turns, reads, ssmparam.DefaultTTL)
 	t.Logf("BENCH session_mode_reads turns=%d reads=%d (the webhook's, one per chat and function instance per ZERO_CONFIG_TTL)", turns, sessionModeReads)
 	t.Logf("BENCH workspace_reads turns=%d lists=%d (one per runner instance and agent per %s; no workspace files here)", turns, wsReads, workspace.DefaultTTL)
