@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/steer"
 	"github.com/zero-gateway/zero/shared/turn/turntest"
@@ -19,6 +20,7 @@ import (
 // steer-mode session); its second call answers. It keeps every request.
 type steeringModel struct {
 	store *turntest.MemStore
+	fail  error // the second call's answer, when set: the run fails
 	mu    sync.Mutex
 	seen  []model.Request
 }
@@ -30,6 +32,9 @@ func (m *steeringModel) Complete(ctx context.Context, req model.Request) (model.
 	if len(m.seen) == 1 {
 		_ = m.store.RecordSteer(ctx, "agent:main:main", steer.Pending{MessageID: "telegram:42:2", Text: "and in French, please"})
 		return statusCall(), nil
+	}
+	if m.fail != nil && len(m.seen) == 2 {
+		return model.Response{}, m.fail
 	}
 	return final("d'accord"), nil
 }
@@ -100,5 +105,30 @@ func TestSteer(t *testing.T) {
 				t.Errorf("pending steer records left after the turn: %+v", pending)
 			}
 		})
+	}
+}
+
+// TestSteerFailedRun: a run that fails after taking a steer message keeps
+// none of it (the failure notice is its answer), so the message is not
+// recorded done with it and runs as its own turn: nothing is lost.
+func TestSteerFailedRun(t *testing.T) {
+	r := newRig()
+	r.settings.set(`{messages: {queue: {mode: "steer"}}, channels: {telegram: {allowFrom: ["*"], owners: ["7"]}}}`)
+	llm := &steeringModel{store: r.store, fail: fault.New(fault.Invalid, "the model refused the request")}
+	r.proc.Models["zero"] = llm
+	r.handle(t, msg(1, "what is the weather?"))
+	r.handle(t, msg(2, "and in French, please"))
+	if len(llm.seen) != 3 {
+		t.Fatalf("%d model calls, want 3: the failed run's two, then the steered message's own turn", len(llm.seen))
+	}
+	if got := userTexts(llm.seen[2]); len(got) == 0 || got[len(got)-1] != "and in French, please" {
+		t.Errorf("the third call's user messages %q; want the steered message as its own prompt", got)
+	}
+	var sent []string
+	for _, s := range r.sender.Sent {
+		sent = append(sent, s.Text)
+	}
+	if len(sent) != 2 || !strings.HasPrefix(sent[0], "⚠️") || sent[1] != "d'accord" {
+		t.Errorf("replies %q; want the failure notice, then the own turn's answer", sent)
 	}
 }
