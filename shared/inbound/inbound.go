@@ -79,6 +79,10 @@ type Message struct {
 	// Model, "provider/name", sets the session's model override (a
 	// sub-agent's sessions_spawn model).
 	Model string `json:"model,omitempty"`
+	// Thinking is this run's own thinking level (the gateway's agent, a
+	// hook's or a cron job's thinking), over the session's thinkingLevel
+	// for this run only; "" for the session's.
+	Thinking string `json:"thinking,omitempty"`
 	// Provenance is who asked, where the door knows it (hooks, tool-made
 	// cron jobs and agent-to-agent text: Untrusted; the gateway: Owner);
 	// "" for a channel message, whose sender the runner judges against

@@ -682,7 +682,7 @@ func (p *Processor) complete(ctx context.Context, t *turnState, entry session.En
 	// transcript keeps it whole), so compaction can always make room.
 	window := p.contextWindow(t.cfg, ref)
 	prompt = compaction.Shorten(prompt, compaction.MessageLimit(window))
-	run, err := loop.Run(watchCtx, agent.Input{Model: ref.Name, System: system, History: compaction.FitWindow(compaction.Prune(history), window), Prompt: prompt, Images: t.images, Thinking: entry.ThinkingLevel})
+	run, err := loop.Run(watchCtx, agent.Input{Model: ref.Name, System: system, History: compaction.FitWindow(compaction.Prune(history), window), Prompt: prompt, Images: t.images, Thinking: runThinking(entry, t.msg)})
 	if mark := watch.stop(); mark != nil && !errors.Is(err, agent.ErrStopped) {
 		// A /stop arrived while the model (or a tool) was busy: whatever
 		// the cancelled call returned, the run is stopped.

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/session"
 )
@@ -39,4 +40,14 @@ func orOff(level string) string {
 		return model.ThinkingOff
 	}
 	return level
+}
+
+// runThinking is a run's thinking level: the message's own (the gateway's
+// agent, a hook's or a cron job's thinking) when it names a level, else
+// the session's.
+func runThinking(e session.Entry, m inbound.Message) string {
+	if m.Thinking != "" && slices.Contains(model.ThinkingLevels, m.Thinking) {
+		return m.Thinking
+	}
+	return e.ThinkingLevel
 }

@@ -45,3 +45,28 @@ func TestThinkCommand(t *testing.T) {
 		t.Errorf("the model calls' thinking levels (-want +got):\n%s", diff)
 	}
 }
+
+// TestRunThinking: a run's own thinking level (the gateway's agent, a
+// hook, a cron job) wins over the session's for that run only; one that
+// names no level is ignored.
+func TestRunThinking(t *testing.T) {
+	r := newRig()
+	llm := &scriptModel{answers: []model.Response{final("a"), final("b"), final("c"), final("d")}}
+	r.proc.Models["zero"] = llm
+	r.handle(t, msg(1, "/think high"))
+	for i, level := range []string{"low", "", "max", "off"} {
+		m := msg(i+2, "question")
+		m.Thinking = level
+		r.handle(t, m)
+	}
+	var got []string
+	for _, req := range llm.seen {
+		got = append(got, req.Thinking)
+	}
+	if diff := cmp.Diff([]string{"low", "high", "high", "off"}, got); diff != "" {
+		t.Errorf("the runs' thinking levels (-want +got):\n%s", diff)
+	}
+	if e := r.entry(t, "agent:main:main"); e.ThinkingLevel != "high" {
+		t.Errorf("the session's level %q after runs with their own, want high", e.ThinkingLevel)
+	}
+}
