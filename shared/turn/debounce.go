@@ -45,7 +45,7 @@ func (p *Processor) debounce(ctx context.Context, msgs []inbound.Message, attemp
 		return err
 	}
 	wait := time.Duration(cfg.Messages.Queue.DebounceMs) * time.Millisecond
-	if wait <= 0 || attempts[0] > maxDebounceHolds || !collectable(msgs, cfg) {
+	if wait <= 0 || !p.mayHold(attempts[0]) || !collectable(msgs, cfg) {
 		return nil
 	}
 	var newest int64
@@ -66,6 +66,14 @@ func (p *Processor) debounce(ctx context.Context, msgs []inbound.Message, attemp
 	p.log().InfoContext(ctx, "holding messages until the chat is quiet", "session", msgs[0].SessionKey,
 		"messages", len(msgs), "quiet", quiet.Round(time.Millisecond).String(), "debounce", wait.String())
 	return &Hold{For: wait - quiet}
+}
+
+// mayHold reports whether a message on its receive-th delivery may be
+// held: at most maxDebounceHolds times, and never where the receive after
+// the hold would be the queue's last (MaxReceives), so a message keeps a
+// failure retry and a hold never moves one to the dead-letter queue.
+func (p *Processor) mayHold(receive int) bool {
+	return receive <= maxDebounceHolds && (p.MaxReceives <= 0 || receive < p.MaxReceives-1)
 }
 
 // collectable reports whether msgs may run as one collected turn: valid

@@ -3,6 +3,7 @@ package turn_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -78,6 +79,33 @@ func TestDebounce(t *testing.T) {
 				if got := r.model.seen[0][len(r.model.seen[0])-1].Content; !strings.Contains(got, "Queued #3\nthree") {
 					t.Errorf("the turn's prompt %q does not collect the three messages", got)
 				}
+			}
+		})
+	}
+}
+
+// TestDebounceKeepsARetry: with a small maxReceiveCount a message is held
+// only while a failure retry is left after the hold's receive.
+func TestDebounceKeepsARetry(t *testing.T) {
+	for _, tc := range []struct {
+		maxReceives, receive int
+		held                 bool
+	}{
+		{0, 1, true}, {0, 2, true}, {0, 3, false},
+		{5, 2, true}, {5, 3, false},
+		{3, 1, true}, {3, 2, false},
+		{2, 1, false}, {1, 1, false},
+	} {
+		t.Run(fmt.Sprintf("maxReceiveCount %d, receive %d", tc.maxReceives, tc.receive), func(t *testing.T) {
+			r := newRig()
+			r.settings.set(`{messages: {queue: {debounceMs: 5000}}, channels: {telegram: {allowFrom: ["*"]}}}`)
+			r.proc.MaxReceives = tc.maxReceives
+			m := msg(1, "one")
+			m.QueuedAt = r.clock.Add(time.Second).UnixMilli()
+			_, err := r.proc.HandleGroup(context.Background(), []inbound.Message{m}, []int{tc.receive})
+			var hold *turn.Hold
+			if held := errors.As(err, &hold); held != tc.held {
+				t.Errorf("held = %v (%v), want %v", held, err, tc.held)
 			}
 		})
 	}

@@ -61,13 +61,17 @@ type Processor struct {
 	// TypingInterval is how often a chat is shown typing while a run
 	// works (typing.go); 0 means DefaultTypingInterval.
 	TypingInterval time.Duration
-	Settings       Settings  // nil means config.Default()
-	System         string    // base system prompt; the tools section is added per run
-	Hooks          Hooks     // plugin extension points
-	Workspace      Workspace // nil: no workspace files in the prompt
-	Runs           run.Store // nil: runs leave no record or events (and sessions_send cannot wait)
-	Log            *slog.Logger
-	Now            func() time.Time
+	// MaxReceives is the work queue's maxReceiveCount (0: unknown):
+	// debounce holds a message only while a failure retry would be left
+	// after its next receive (debounce.go).
+	MaxReceives int
+	Settings    Settings  // nil means config.Default()
+	System      string    // base system prompt; the tools section is added per run
+	Hooks       Hooks     // plugin extension points
+	Workspace   Workspace // nil: no workspace files in the prompt
+	Runs        run.Store // nil: runs leave no record or events (and sessions_send cannot wait)
+	Log         *slog.Logger
+	Now         func() time.Time
 	// StopPoll is how often a run reads its session's stop mark while the
 	// model (or a tool) is busy; 0 means DefaultStopPoll, < 0 never.
 	StopPoll time.Duration
