@@ -73,7 +73,9 @@ type Deps struct {
 	// Queue is required.
 	Queue Queue
 	// Stops: nil writes no marks, so a /stop waits its turn in the queue
-	// like any message and queue mode interrupt acts like collect.
+	// like any message and queue mode interrupt acts like collect. Where
+	// it also records steer messages (SteerRecorder) and reads sessions'
+	// own queue modes (SessionModes), the door does both (steer.go).
 	Stops StopMarker
 	// Now: nil means time.Now. It stamps stop marks.
 	Now func() time.Time
@@ -111,8 +113,9 @@ func NewDoor(d Deps) *Door {
 // Errors (nothing is queued; the caller should have the event delivered
 // again, e.g. answer a webhook with a 5xx): the config cannot be read (the
 // Settings error, code kept); the addressed message is not valid
-// (fault.Invalid: a bug in the caller's mapping or bad input); the stop
-// mark or the enqueue failed (their errors, codes kept).
+// (fault.Invalid: a bug in the caller's mapping or bad input); the
+// session's own queue mode could not be read, or the stop mark, the steer
+// record or the enqueue failed (their errors, codes kept).
 //
 // Idempotent: accepting the same request again (a redelivery) rewrites the
 // same stop mark and enqueues the same message id, which the queue
