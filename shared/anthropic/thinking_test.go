@@ -105,6 +105,9 @@ func TestThinking(t *testing.T) {
 		{Name: "high", Model: m, Level: model.ThinkingHigh, Want: modeltest.Reasoning{Budget: 16384, MaxTokens: DefaultMaxTokens + 16384}},
 		{Name: "xhigh is high", Model: m, Level: model.ThinkingXHigh, Want: modeltest.Reasoning{Budget: 16384, MaxTokens: DefaultMaxTokens + 16384}},
 		{Name: "a call continuing a tool round goes without thinking", Model: m, Level: model.ThinkingHigh, ToolRound: true},
+		{Name: "a budget that would not fit a non-streamed call is shrunk to fit", Model: m, Level: model.ThinkingHigh, MaxTokens: 8192,
+			Want: modeltest.Reasoning{Budget: 21333 - 8192, MaxTokens: 21333}},
+		{Name: "no thinking when not even the least budget fits", Model: m, Level: model.ThinkingLow, MaxTokens: 21000},
 	}, newClient)
 }
 
