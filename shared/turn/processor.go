@@ -58,20 +58,13 @@ type Processor struct {
 	Models       map[string]model.Client
 	DefaultModel model.Ref
 	Senders      map[string]Sender // by channel
-	// TypingInterval is how often a chat is shown typing while a run
-	// works (typing.go); 0 means DefaultTypingInterval.
-	TypingInterval time.Duration
-	// MaxReceives is the work queue's maxReceiveCount (0: unknown):
-	// debounce holds a message only while a failure retry would be left
-	// after its next receive (debounce.go).
-	MaxReceives int
-	Settings    Settings  // nil means config.Default()
-	System      string    // base system prompt; the tools section is added per run
-	Hooks       Hooks     // plugin extension points
-	Workspace   Workspace // nil: no workspace files in the prompt
-	Runs        run.Store // nil: runs leave no record or events (and sessions_send cannot wait)
-	Log         *slog.Logger
-	Now         func() time.Time
+	Settings     Settings          // nil means config.Default()
+	System       string            // base system prompt; the tools section is added per run
+	Hooks        Hooks             // plugin extension points
+	Workspace    Workspace         // nil: no workspace files in the prompt
+	Runs         run.Store         // nil: runs leave no record or events (and sessions_send cannot wait)
+	Log          *slog.Logger
+	Now          func() time.Time
 	// StopPoll is how often a run reads its session's stop mark while the
 	// model (or a tool) is busy; 0 means DefaultStopPoll, < 0 never.
 	StopPoll time.Duration
@@ -103,6 +96,13 @@ type Processor struct {
 	// photo), by channel: a vision model sees them, the image tool reads
 	// "attachment:N". A channel without one: the model gets a note.
 	Attachments map[string]AttachmentSource
+	// TypingInterval is how often a chat is shown typing while a run
+	// works (typing.go); 0 means DefaultTypingInterval.
+	TypingInterval time.Duration
+	// MaxReceives is the work queue's maxReceiveCount (0: unknown):
+	// debounce holds a message only while a failure retry would be left
+	// after its next receive (debounce.go).
+	MaxReceives int
 }
 
 // Handle processes m. attempt is the delivery count (1 on first delivery).
