@@ -36,14 +36,13 @@ type commandSpec struct {
 // the model and are not part of the conversation: no transcript part, the
 // context is kept as is (/compact writes its compaction line).
 var commands = map[string]*commandSpec{
-	"/status":   {args: noArgs, step: StepCommand, answer: answerStatus},
-	"/stop":     {args: noArgs, step: StepCommand, answer: answerStop},
-	"/send":     {args: oneWord, step: StepCommand, answer: answerSend},
-	"/queue":    {args: oneWord, step: StepCommand, answer: answerQueue},
-	"/context":  {args: oneOf("", "list", "detail"), step: StepCommand, answer: answerContext},
-	"/compact":  {args: anyText, text: true, step: StepCompact},
-	"/think":    {args: oneWord, step: StepCommand, answer: answerThink},
-	"/thinking": {args: oneWord, step: StepCommand, answer: answerThink},
+	"/status":  {args: noArgs, step: StepCommand, answer: answerStatus},
+	"/stop":    {args: noArgs, step: StepCommand, answer: answerStop},
+	"/send":    {args: oneWord, step: StepCommand, answer: answerSend},
+	"/queue":   {args: oneWord, step: StepCommand, answer: answerQueue},
+	"/context": {args: oneOf("", "list", "detail"), step: StepCommand, answer: answerContext},
+	"/compact": {args: anyText, text: true, step: StepCompact},
+	"/think":   {args: oneWord, step: StepCommand, answer: answerThink},
 }
 
 func noArgs(rest string) bool  { return rest == "" }

@@ -10,7 +10,7 @@ import (
 	"github.com/zero-gateway/zero/shared/session"
 )
 
-// answerThink handles /think [level] (and its upstream alias /thinking):
+// answerThink handles /think [level]:
 // shows the session's thinking level, or sets it (model.ThinkingLevels;
 // "default" clears the override). The level goes with every model call of
 // the session's later runs (agent.Input.Thinking), in each provider's own

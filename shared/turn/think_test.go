@@ -24,7 +24,7 @@ func TestThinkCommand(t *testing.T) {
 		{"sets a level", "/think high", "Thinking for this session: high.", "high"},
 		{"the model is asked with it", "and now?", "second", "high"},
 		{"an unknown level is refused", "/think extreme", "Usage: /think", "high"},
-		{"the alias sets another", "/thinking Low", "Thinking for this session: low.", "low"},
+		{"another level, any case", "/think Low", "Thinking for this session: low.", "low"},
 		{"default clears it", "/think default", "Thinking: back to the default", ""},
 		{"the model is asked without thinking again", "last", "third", ""},
 	}
