@@ -118,14 +118,14 @@ func TestRegisterCommands(t *testing.T) {
 			args:         []string{"register-commands"},
 			env:          map[string]string{discordTokenEnv: testDiscordToken, discordAppIDEnv: testDiscordApp},
 			wantRequests: put(global),
-			wantStdout:   []string{"registered 9 commands globally for application " + testDiscordApp + ": /ask /new /reset /status /stop /compact /context /send /queue", "up to an hour"},
+			wantStdout:   []string{"registered 10 commands globally for application " + testDiscordApp + ": /ask /new /reset /status /stop /compact /context /send /queue", "up to an hour"},
 		},
 		{
 			name:         "one guild, token from stdin, application id from the flag",
 			args:         []string{"register-commands", "--guild", testDiscordGuild, "--application-id", testDiscordApp},
 			stdin:        testDiscordToken + "\n",
 			wantRequests: put(guild),
-			wantStdout:   []string{"registered 9 commands in guild " + testDiscordGuild, "appear at once"},
+			wantStdout:   []string{"registered 10 commands in guild " + testDiscordGuild, "appear at once"},
 		},
 		{
 			name:         "json",
@@ -158,7 +158,7 @@ func TestRegisterCommands(t *testing.T) {
 			env:          map[string]string{discordTokenEnv: testDiscordToken, discordAppIDEnv: testDiscordApp},
 			answers:      []discordAnswer{{http.StatusTooManyRequests, rateLimited}, {status: http.StatusOK}},
 			wantRequests: append(put(global), put(global)...),
-			wantStdout:   []string{"registered 9 commands globally"},
+			wantStdout:   []string{"registered 10 commands globally"},
 			wantStderr:   []string{"rate limited by Discord: retrying in 10ms"},
 		},
 		{

@@ -13,7 +13,7 @@ import (
 
 // telegramStandIn is a local stand-in for the Bot API that `zero dev` uses
 // when no real bot is configured: it accepts sendMessage like Telegram does
-// and prints each reply, so the whole pipeline is visible without a bot.
+// and prints each reply (sendChatAction, the typing, is accepted silently), so the whole pipeline is visible without a bot.
 type telegramStandIn struct {
 	URL    string
 	server *http.Server
@@ -36,9 +36,13 @@ func startTelegramStandIn(out io.Writer) (*telegramStandIn, error) {
 func (s *telegramStandIn) handler(out io.Writer) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
+		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/sendChatAction") {
+			fmt.Fprint(w, `{"ok":true,"result":true}`) // "typing" while a turn works: not printed
+			return
+		}
 		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/sendMessage") {
 			w.WriteHeader(http.StatusNotFound)
-			fmt.Fprint(w, `{"ok":false,"error_code":404,"description":"Not Found: the local stand-in only speaks sendMessage"}`)
+			fmt.Fprint(w, `{"ok":false,"error_code":404,"description":"Not Found: the local stand-in only speaks sendMessage and sendChatAction"}`)
 			return
 		}
 		var msg struct {

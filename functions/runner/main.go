@@ -99,6 +99,7 @@ func setup(ctx context.Context, logger *slog.Logger, calls *awsconfig.Counter) (
 	consumer := newConsumer(s.Consumer, logger)
 	consumer.Handler, consumer.Failed = tallied(proc.HandleGroup), proc.Failed
 	proc.CallsOf = awsconfig.TallyOf
+	proc.MaxReceives = consumer.MaxReceives // debounce never holds a message into the dead-letter queue
 	wireQueues(s, d, proc, consumer)
 	return &app{proc: proc, consumer: consumer}, nil
 }

@@ -14,7 +14,7 @@ import (
 // shared/telegram and shared/discord speak the domain types (sessionstate,
 // receipt, stopmark, outbox, run, chataction) and do not import
 // shared/turn. The engine finds its optional capabilities (Committer,
-// Mover, Stops, Failures, PartSender, AttachmentSource), and hands the
+// Mover, Stops, Failures, PartSender, AttachmentSource, Typist), and hands the
 // session tools the store's Reader and Updater (shared/tools/sessions) and
 // the message tool its Messengers (shared/tools/messaging), by type
 // assertion at run time, so a signature that drifts would switch a feature
@@ -38,6 +38,8 @@ var (
 	_ sessions.Reader       = (*dynamo.Store)(nil)
 	_ sessions.Updater      = (*dynamo.Store)(nil)
 	_ turn.Sender           = (*telegram.RotatingClient)(nil)
+	_ turn.Typist           = (*telegram.RotatingClient)(nil)
+	_ turn.Typist           = (*telegram.Client)(nil)
 	_ messaging.Messenger   = (*telegram.RotatingClient)(nil)
 	_ turn.AttachmentSource = (*telegram.RotatingClient)(nil)
 	_ turn.PartSender       = (*discord.RotatingClient)(nil)

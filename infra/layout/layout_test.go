@@ -29,6 +29,7 @@ var roles = map[string]string{
 	"run":          "domain", // agent runs: the record, the event log, the store port and its conformance suite
 	"redact":       "domain", // masking credential-like text (keys, bearer tokens, URL passwords) in what a tool shows
 	"stopmark":     "domain", // the mark a /stop leaves on its session: expiry, Active, the commit's check
+	"steer":        "domain", // a message recorded for a steer-mode session's running turn (queue mode steer)
 	"outbox":       "domain", // durable deliveries (announces): the item, its states, the store port
 	"receipt":      "domain", // the idempotency record of one inbound message: committed, then done
 	"chataction":   "domain", // the message tool's actions on a chat and their results

@@ -78,6 +78,13 @@ type Loop struct {
 	// after the first) whether the run must stop; an error ends the run
 	// with StopAborted and that error (ErrStopped for /stop).
 	Interrupt func(ctx context.Context) error
+	// Steer, when set, is asked at each tool boundary (before every model
+	// call after the first, after Interrupt) for the messages that reached
+	// the session during the run (queue mode steer). They join the run as
+	// user messages before its next model call, and Output.Messages keeps
+	// them in place. It reports no error: what it cannot read runs as its
+	// own turn later.
+	Steer func(ctx context.Context) []model.Message
 }
 
 // ErrStopped is the Interrupt error of a run stopped by the user (/stop).
@@ -96,7 +103,8 @@ type Input struct {
 	// one piece once the call returns); call numbers the run's model calls
 	// from 1. It is a draft: a call that fails afterwards, or that the
 	// reply shaping silences (SilentToken), has streamed text all the same.
-	OnText func(call int, delta string)
+	OnText   func(call int, delta string)
+	Thinking string // the reasoning level of every model call (model.Request.Thinking)
 }
 
 // Output is what a run produced.
@@ -136,14 +144,13 @@ func (l *Loop) Run(ctx context.Context, in Input) (Output, error) {
 			out.Stop = model.StopAborted
 			return out, fault.Wrap(fault.Unavailable, err, "run aborted")
 		}
-		if iter > 1 && l.Interrupt != nil {
-			if err := l.Interrupt(ctx); err != nil {
-				out.Stop = model.StopAborted
+		if iter > 1 {
+			if err := l.toolBoundary(ctx, &out); err != nil {
 				return out, err
 			}
 		}
 		req := model.Request{
-			Model: in.Model, System: in.System, Tools: specs, MaxTokens: in.MaxTokens,
+			Model: in.Model, System: in.System, Tools: specs, MaxTokens: in.MaxTokens, Thinking: in.Thinking,
 			Messages: append(append([]model.Message(nil), in.History...), out.Messages...),
 		}
 		resp, err := model.CompleteStreaming(ctx, l.Model, req, textSink(in.OnText, iter))
@@ -193,6 +200,22 @@ func textSink(onText func(int, string), iter int) model.TextSink {
 // ToolFailedPrefix begins the fallback reply Reply gives when nothing
 // renderable is left and a tool failed.
 const ToolFailedPrefix = "⚠️ A tool failed: "
+
+// toolBoundary runs between a tool round and the next model call: the
+// Interrupt check (an error ends the run, StopAborted), then Steer's
+// messages joining the run.
+func (l *Loop) toolBoundary(ctx context.Context, out *Output) error {
+	if l.Interrupt != nil {
+		if err := l.Interrupt(ctx); err != nil {
+			out.Stop = model.StopAborted
+			return err
+		}
+	}
+	if l.Steer != nil {
+		out.Messages = append(out.Messages, l.Steer(ctx)...)
+	}
+	return nil
+}
 
 // notRun answers the calls of a run stopped at its iteration bound.
 const notRun = "not run: the run reached its limit of tool rounds"

@@ -31,6 +31,8 @@ var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 // system prompt as the top-level system text, the tools as custom tools
 // {name, description, input_schema}, max_tokens (the request's, else
 // defaultMax) and the context folded into turns (see messageParams).
+// A thinking level goes out as thinking {type: enabled, budget_tokens}
+// (see thinkingParam), its budget added to max_tokens.
 //
 // It fails with fault.Invalid, before anything is sent, on a missing model
 // name, an unknown role, a tool call or tool result without an id, a tool
@@ -50,6 +52,12 @@ func buildParams(req model.Request, defaultMax int64) (sdk.MessageNewParams, err
 	if req.MaxTokens > 0 {
 		maxTokens = int64(req.MaxTokens)
 	}
+	thinking := thinkingParam(req, maxTokens)
+	if budget := thinking.GetBudgetTokens(); budget != nil {
+		// The budget is part of max_tokens and must stay below it: the
+		// answer keeps its own limit on top of the reasoning.
+		maxTokens += *budget
+	}
 	// The SDK refuses, client-side, a non-streaming call that may run past
 	// ten minutes (large max_tokens). Checking here turns that into a clear
 	// Invalid error instead of an unclassified transport failure.
@@ -66,7 +74,7 @@ func buildParams(req model.Request, defaultMax int64) (sdk.MessageNewParams, err
 	if err != nil {
 		return sdk.MessageNewParams{}, err
 	}
-	params := sdk.MessageNewParams{Model: req.Model, MaxTokens: maxTokens, Messages: msgs}
+	params := sdk.MessageNewParams{Model: req.Model, MaxTokens: maxTokens, Messages: msgs, Thinking: thinking}
 	if strings.TrimSpace(req.System) != "" {
 		params.System = []sdk.TextBlockParam{{Text: req.System}}
 	}
@@ -242,4 +250,51 @@ func inputSchema(schema json.RawMessage) (sdk.ToolInputSchemaParam, error) {
 		return sdk.ToolInputSchemaParam{}, fmt.Errorf("schema: %v", err)
 	}
 	return param.Override[sdk.ToolInputSchemaParam](json.RawMessage(withType)), nil
+}
+
+// thinkingParam is the thinking config of req: enabled with the level's
+// budget (model.ThinkingBudget), or omitted for off and for a call that
+// continues a tool round. The API refuses thinking when the last assistant
+// message's tool_use blocks are not preceded by its signed thinking block,
+// which ZERO does not keep (model.EndsInToolRound), so the reasoning of a
+// run happens at its first call and at each call after a text answer. The
+// budget goes on top of maxTokens, shrunk (to no less than the API's 1024)
+// where the total would be more than a non-streamed call may ask for
+// (fitBudget); omitted when even 1024 does not fit.
+func thinkingParam(req model.Request, maxTokens int64) sdk.ThinkingConfigParamUnion {
+	budget := fitBudget(req.Model, maxTokens, int64(model.ThinkingBudget(req.Thinking)))
+	if budget == 0 || model.EndsInToolRound(req.Messages) {
+		return sdk.ThinkingConfigParamUnion{}
+	}
+	return sdk.ThinkingConfigParamOfEnabled(budget)
+}
+
+// minThinkingBudget is the least budget_tokens the API accepts.
+const minThinkingBudget = 1024
+
+// fitBudget is the largest budget, at most budget and at least
+// minThinkingBudget, whose total with maxTokens the SDK lets a
+// non-streamed call ask for (it refuses one that may run past ten
+// minutes, or past the model's non-streaming limit); 0 when none fits or
+// budget is 0.
+func fitBudget(modelName string, maxTokens, budget int64) int64 {
+	fits := func(b int64) bool {
+		_, err := sdk.CalculateNonStreamingTimeout(int(maxTokens+b), modelName, nil)
+		return err == nil
+	}
+	switch {
+	case budget < minThinkingBudget || !fits(minThinkingBudget):
+		return 0
+	case fits(budget):
+		return budget
+	}
+	lo, hi := int64(minThinkingBudget), budget // lo fits, hi does not
+	for hi-lo > 1 {
+		if mid := (lo + hi) / 2; fits(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
 }

@@ -136,6 +136,7 @@ func buildInput(req model.Request) (*bedrockruntime.ConverseInput, error) {
 	if req.MaxTokens > 0 {
 		in.InferenceConfig = &types.InferenceConfiguration{MaxTokens: aws.Int32(int32(min(req.MaxTokens, math.MaxInt32)))}
 	}
+	applyThinking(in, req)
 	return in, nil
 }
 

@@ -146,6 +146,9 @@ type Queue struct {
 	ByChannel map[string]string // channel → mode; wins over Mode
 	Cap       int               // most messages one collected turn takes (default 20)
 	Drop      string            // beyond Cap: old, new or summarize (default summarize)
+	// DebounceMs holds a collect turn's start until the chat has been
+	// quiet this long (0: no wait); see turn's debounce.
+	DebounceMs int
 }
 
 // QueueMode is the mode for a session on channel whose own choice (/queue,

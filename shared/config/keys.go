@@ -344,10 +344,8 @@ func messageKeys() []Key {
 		{Path: "messages.queue.drop", Kind: enumKind(DropOld, DropNew, DropSummarize), Default: DropSummarize, Help: "beyond cap: which to drop",
 			set: q(func(qu *Queue, v Value) { qu.Drop = v.Str() })},
 		{Path: "messages.queue.debounceMs", Kind: intKind(0, 600_000, "a whole number of milliseconds"),
-			Help: "accepted, not applied: the queue's own batching decides what waits together",
-			set: q(func(_ *Queue, v Value) {
-				v.Warnf("accepted but not applied: the queue's own batching decides what waits together (see docs/queues.md)")
-			})},
+			Help: "collect: a turn starts once the chat has been quiet this long (whole seconds on SQS; docs/queues.md)",
+			set:  q(func(qu *Queue, v Value) { qu.DebounceMs = v.Int() })},
 	}
 }
 

@@ -52,7 +52,6 @@ func TestSchemaIsWhatIsDecoded(t *testing.T) {
 			"session.idleMinutes: ignored because session.reset or session.resetByType is set (put idleMinutes there)",
 			"session.store: ignored: ZERO keeps sessions in DynamoDB",
 			"agents.defaults.maxConcurrent: not applied at run time: the main lane's cap is the stack parameter MainLaneMaxConcurrency (the work queue's event source MaximumConcurrency)",
-			"messages.queue.debounceMs: accepted but not applied: the queue's own batching decides what waits together (see docs/queues.md)",
 		}
 		if diff := cmp.Diff(want, warnings); diff != "" {
 			t.Errorf("warnings (-want +got):\n%s", diff)

@@ -200,6 +200,7 @@ func TestMessageOfARun(t *testing.T) {
 	iso.AgentID = "ops"
 	iso.Payload.TimeoutSeconds = 60
 	iso.Payload.Model = "openai/gpt-4o-mini"
+	iso.Payload.Thinking = "low"
 	main, _ := cron.New(cron.Job{ID: "mail", Name: "Mail", Schedule: cron.Schedule{Kind: cron.KindEvery, EveryMs: 3600000},
 		Payload: cron.Payload{Kind: cron.PayloadSystemEvent, Text: " check mail "}}, fired)
 	deliver := iso
@@ -213,13 +214,13 @@ func TestMessageOfARun(t *testing.T) {
 	}{
 		{"isolated", iso, inbound.Message{ID: "cron:daily:1764140400000", AgentID: "ops", SessionKey: "agent:ops:cron:daily",
 			Channel: inbound.Internal, ChatType: inbound.Direct, From: "cron", To: "cron", SenderName: "cron",
-			Text: "digest please", ReceivedAt: fired.UnixMilli(), TimeoutSeconds: 60, Label: "cron: Daily digest", Model: "openai/gpt-4o-mini", Provenance: inbound.Owner}},
+			Text: "digest please", ReceivedAt: fired.UnixMilli(), TimeoutSeconds: 60, Label: "cron: Daily digest", Model: "openai/gpt-4o-mini", Thinking: "low", Provenance: inbound.Owner}},
 		{"a job the cron tool created runs as untrusted", byTool, inbound.Message{ID: "cron:daily:1764140400000", AgentID: "ops", SessionKey: "agent:ops:cron:daily",
 			Channel: inbound.Internal, ChatType: inbound.Direct, From: "cron", To: "cron", SenderName: "cron",
-			Text: "digest please", ReceivedAt: fired.UnixMilli(), TimeoutSeconds: 60, Label: "cron: Daily digest", Model: "openai/gpt-4o-mini", Provenance: inbound.Untrusted}},
+			Text: "digest please", ReceivedAt: fired.UnixMilli(), TimeoutSeconds: 60, Label: "cron: Daily digest", Model: "openai/gpt-4o-mini", Thinking: "low", Provenance: inbound.Untrusted}},
 		{"isolated, delivered", deliver, inbound.Message{ID: "cron:daily:1764140400000", AgentID: "ops", SessionKey: "agent:ops:cron:daily",
 			Channel: "telegram", ChatType: inbound.Direct, From: "cron", To: "42", SenderName: "cron",
-			Text: "digest please", ReceivedAt: fired.UnixMilli(), TimeoutSeconds: 60, Label: "cron: Daily digest", Model: "openai/gpt-4o-mini", Provenance: inbound.Owner}},
+			Text: "digest please", ReceivedAt: fired.UnixMilli(), TimeoutSeconds: 60, Label: "cron: Daily digest", Model: "openai/gpt-4o-mini", Thinking: "low", Provenance: inbound.Owner}},
 		{"main: a system event in the default agent's main session", main, inbound.Message{ID: "cron:mail:1764140400000", AgentID: "main",
 			SessionKey: "agent:main:main", Channel: inbound.Internal, ChatType: inbound.Direct, From: "cron", To: "cron", SenderName: "cron",
 			Text: "System event (source: cron job Mail): check mail", ReceivedAt: fired.UnixMilli(), Provenance: inbound.Owner}},

@@ -62,8 +62,8 @@ func SystemEvent(j Job) string {
 // payload.to when deliver is set (else kept internal), or a system event
 // in the agent's main session. An operator's job runs as the owner's; a
 // job the cron tool created (CreatedBy "tool") runs as untrusted text. payload.model becomes the fresh session's
-// model override (inbound.Message.Model); thinking is validated, not
-// applied yet.
+// model override (inbound.Message.Model), payload.thinking the run's
+// thinking level (inbound.Message.Thinking).
 func Message(j Job, cfg *config.Config, fireKey string, firedAt time.Time) inbound.Message {
 	m := inbound.Message{
 		ID:         MessageID(j.ID, fireKey),
@@ -86,7 +86,7 @@ func Message(j Job, cfg *config.Config, fireKey string, firedAt time.Time) inbou
 	}
 	m.Text = j.Payload.Message
 	m.TimeoutSeconds = j.Payload.TimeoutSeconds
-	m.Model = j.Payload.Model
+	m.Model, m.Thinking = j.Payload.Model, j.Payload.Thinking
 	m.Label = "cron: " + j.Name
 	if j.Payload.Deliver {
 		m.Channel, m.To = j.Payload.Channel, j.Payload.To

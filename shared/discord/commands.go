@@ -1,6 +1,9 @@
 package discord
 
-import "github.com/zero-gateway/zero/shared/config"
+import (
+	"github.com/zero-gateway/zero/shared/config"
+	"github.com/zero-gateway/zero/shared/model"
+)
 
 // Application command and option types (Discord's wire values).
 const (
@@ -68,6 +71,7 @@ var commandTable = []slashCommand{
 	slash("context", "/context", "What is in the agent's context", stringOption("view", "How much to show", false, "list", "detail")),
 	slash("send", "/send", "Whether replies are sent in this session", stringOption("policy", "on, off, or inherit the configured policy", false, "on", "off", "inherit")),
 	slash("queue", "/queue", "Show or set how messages to a busy session queue", stringOption("mode", "The queue mode, or default for zero.json's", false, append(append([]string{}, config.QueueModes...), "default")...)),
+	slash("think", "/think", "Show or set how hard the model thinks in this session", stringOption("level", "The thinking level, or default", false, append(append([]string{}, model.ThinkingLevels...), "default")...)),
 }
 
 // ApplicationCommands returns the definitions of every command the

@@ -23,7 +23,7 @@ func TestCommandsRegisteredMatchHandled(t *testing.T) {
 	if diff := cmp.Diff(handled, registered); diff != "" {
 		t.Errorf("registered commands differ from the handler's (-handled +registered):\n%s", diff)
 	}
-	want := []string{"ask", "compact", "context", "new", "queue", "reset", "send", "status", "stop"}
+	want := []string{"ask", "compact", "context", "new", "queue", "reset", "send", "status", "stop", "think"}
 	if diff := cmp.Diff(want, handled); diff != "" {
 		t.Errorf("handled commands (-want +got):\n%s", diff)
 	}

@@ -242,6 +242,7 @@ func (p AgentParams) message(t target, channel string, nowMS int64) inbound.Mess
 		Provenance: inbound.Owner, // the gateway token's holder: the operator
 
 		ExtraSystemPrompt: p.ExtraSystemPrompt,
+		Thinking:          p.Thinking,
 	}
 	if p.Timeout != nil {
 		msg.TimeoutSeconds = *p.Timeout

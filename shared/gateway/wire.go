@@ -72,8 +72,8 @@ type AgentParams struct {
 	// Deliver sends the reply on Channel to To, when session.sendPolicy
 	// allows it; false keeps the reply in the transcript only.
 	Deliver bool `json:"deliver,omitempty"`
-	// Thinking is off, minimal, low, medium, high or xhigh; validated but
-	// not applied yet.
+	// Thinking is off, minimal, low, medium, high or xhigh: the run's
+	// thinking level, over the session's (inbound.Message.Thinking).
 	Thinking string `json:"thinking,omitempty"`
 	// Timeout (seconds, >= 0) tightens agents.defaults.timeoutSeconds for
 	// the run.

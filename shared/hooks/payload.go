@@ -60,7 +60,7 @@ type AgentPayload struct {
 	To      string `json:"to,omitempty"`
 	// Model ("provider/model") is the model of the session the run
 	// starts (inbound.Message.Model; a continued session keeps its own).
-	// Thinking is validated and not applied yet (docs/gateway.md, Webhook hooks).
+	// Thinking is the run's thinking level (inbound.Message.Thinking).
 	Model          string `json:"model,omitempty"`
 	Thinking       string `json:"thinking,omitempty"`
 	TimeoutSeconds *int64 `json:"timeoutSeconds,omitempty"` // tighter than agents.defaults.timeoutSeconds
@@ -213,7 +213,7 @@ func (p AgentPayload) request(cfg *config.Config, header string, newUUID func() 
 	if p.TimeoutSeconds != nil {
 		m.TimeoutSeconds = *p.TimeoutSeconds
 	}
-	m.Model = p.Model
+	m.Model, m.Thinking = p.Model, p.Thinking
 	return hookRequest{route: "agent", ingest: ingest.Request{Message: m, Origin: ingest.Operator}}, nil
 }
 

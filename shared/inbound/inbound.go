@@ -56,6 +56,12 @@ type Message struct {
 	SenderName string `json:"senderName,omitempty"`
 	Text       string `json:"text"`
 	ReceivedAt int64  `json:"receivedAt"` // epoch ms at the edge
+	// QueuedAt is when the message reached the work queue (epoch ms): the
+	// consumer sets it from the record's SentTimestamp as it decodes it
+	// (sqsqueue). Debounce measures a chat's quiet time by it, as
+	// ReceivedAt may be the channel's own stamp in whole seconds
+	// (Telegram's message date). 0 when unknown.
+	QueuedAt int64 `json:"queuedAt,omitempty"`
 	// ReplyToken is a short-lived handle the channel gave for answering
 	// this message (Discord: the interaction token, valid 15 minutes from
 	// ReceivedAt). The runner hands it to the channel's sender with the
@@ -73,6 +79,10 @@ type Message struct {
 	// Model, "provider/name", sets the session's model override (a
 	// sub-agent's sessions_spawn model).
 	Model string `json:"model,omitempty"`
+	// Thinking is this run's own thinking level (the gateway's agent, a
+	// hook's or a cron job's thinking), over the session's thinkingLevel
+	// for this run only; "" for the session's.
+	Thinking string `json:"thinking,omitempty"`
 	// Provenance is who asked, where the door knows it (hooks, tool-made
 	// cron jobs and agent-to-agent text: Untrusted; the gateway: Owner);
 	// "" for a channel message, whose sender the runner judges against

@@ -10,11 +10,13 @@
 //  2. admission: a peer on a channel must be listed in
 //     channels.<channel>.allowFrom (the sender, or for a group or channel
 //     chat the chat itself, or "*"); see Origin for who is exempt;
-//  3. the queue-mode decision: a /stop, or any message when the channel's
-//     queue mode is interrupt, writes the session's stop mark before it is
+//  3. the queue-mode decision: a /stop, or any message when the queue
+//     mode is interrupt, writes the session's stop mark before it is
 //     queued, because the run it stops holds the session's queue group
 //     (a command addressed "/stop@name" counts only when it is this
-//     bot's: see addressed);
+//     bot's: see addressed); a message when the mode is steer is recorded
+//     for the running turn to take in (steer.go). The mode is the
+//     session's own (/queue) where the store reads it, else the config's;
 //  4. the enqueue on the session's FIFO group (inbound.Message.QueueGroup),
 //     deduplicated on the message id (inbound.Message.QueueDedup).
 //
@@ -71,7 +73,9 @@ type Deps struct {
 	// Queue is required.
 	Queue Queue
 	// Stops: nil writes no marks, so a /stop waits its turn in the queue
-	// like any message and queue mode interrupt acts like collect.
+	// like any message and queue mode interrupt acts like collect. Where
+	// it also records steer messages (SteerRecorder) and reads sessions'
+	// own queue modes (SessionModes), the door does both (steer.go).
 	Stops StopMarker
 	// Now: nil means time.Now. It stamps stop marks.
 	Now func() time.Time
@@ -109,8 +113,9 @@ func NewDoor(d Deps) *Door {
 // Errors (nothing is queued; the caller should have the event delivered
 // again, e.g. answer a webhook with a 5xx): the config cannot be read (the
 // Settings error, code kept); the addressed message is not valid
-// (fault.Invalid: a bug in the caller's mapping or bad input); the stop
-// mark or the enqueue failed (their errors, codes kept).
+// (fault.Invalid: a bug in the caller's mapping or bad input); the
+// session's own queue mode could not be read, or the stop mark, the steer
+// record or the enqueue failed (their errors, codes kept).
 //
 // Idempotent: accepting the same request again (a redelivery) rewrites the
 // same stop mark and enqueues the same message id, which the queue
@@ -131,13 +136,19 @@ func (d *Door) Accept(ctx context.Context, r Request) (Outcome, error) {
 	if out, done := screen(cfg, r.Origin, m); done {
 		return out, nil
 	}
-	mode := cfg.QueueMode(m.Channel, "")
+	mode, err := d.queueMode(ctx, cfg, m)
+	if err != nil {
+		return nil, err
+	}
 	stops := stopsRun(m, mode)
 	if stops && d.stops != nil {
 		mark := stopmark.Mark{MessageID: m.ID, At: d.now().UnixMilli(), Pending: true}
 		if err := d.stops.MarkStop(ctx, m.SessionKey, mark); err != nil {
 			return nil, err
 		}
+	}
+	if err := d.recordSteer(ctx, m, mode); err != nil {
+		return nil, err
 	}
 	if err := d.queue.Enqueue(ctx, m); err != nil {
 		return nil, err

@@ -78,6 +78,10 @@ type Request struct {
 	Messages  []Message
 	Tools     []ToolSpec
 	MaxTokens int // 0: the adapter's default
+	// Thinking is the reasoning level (ThinkingLevels; "" or off: none).
+	// Each adapter sends it in its provider's field, or not at all for a
+	// model that takes none (see the adapters' request builders).
+	Thinking string
 }
 
 // Usage is the token accounting of one call, in ZERO's terms.

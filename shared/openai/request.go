@@ -47,7 +47,9 @@ const toolErrorPrefix = "Error: "
 
 // buildParams translates a model.Request into Chat Completions parameters:
 // the system prompt first (when set), then the messages in order, the tools
-// as function tools, and MaxTokens (when > 0) in the field limit names. It
+// as function tools, MaxTokens (when > 0) in the field limit names and the
+// thinking level as reasoning_effort for a reasoning model (see
+// reasoningEffort). It
 // fails with fault.Invalid, before anything is sent, on a missing model
 // name, an unknown role, a tool call or tool result without an id, or a tool
 // schema that is not a JSON object.
@@ -86,6 +88,7 @@ func buildParams(req model.Request, limit limitField) (sdk.ChatCompletionNewPara
 		params.Tools = append(params.Tools, p)
 	}
 
+	params.ReasoningEffort = reasoningEffort(req.Model, req.Thinking)
 	if req.MaxTokens > 0 {
 		switch limit {
 		case maxCompletionTokens:
@@ -188,4 +191,38 @@ func parameters(schema json.RawMessage) (shared.FunctionParameters, error) {
 		out[k] = v
 	}
 	return out, nil
+}
+
+// reasoningEffort is the reasoning_effort of a call to model at a thinking
+// level: "" (the field left out) for off and for a model that is not a
+// reasoning model, which OpenAI refuses the field for ("Unsupported
+// parameter"). Reasoning models are the o-series (o1, o3, o4-mini, ...)
+// and the gpt-5 family, by the name after any router prefix
+// ("openai/o3" on OpenRouter). minimal is low on the o-series, which
+// refuse it, and xhigh is high (only some gpt-5 models take xhigh).
+func reasoningEffort(modelName, level string) shared.ReasoningEffort {
+	if !model.ThinkingOn(level) {
+		return ""
+	}
+	name := strings.ToLower(modelName)
+	if i := strings.LastIndex(name, "/"); i >= 0 {
+		name = name[i+1:]
+	}
+	gpt5 := strings.HasPrefix(name, "gpt-5")
+	oSeries := len(name) >= 2 && name[0] == 'o' && name[1] >= '1' && name[1] <= '9'
+	if !gpt5 && !oSeries {
+		return ""
+	}
+	switch strings.ToLower(strings.TrimSpace(level)) {
+	case model.ThinkingMinimal:
+		if gpt5 {
+			return shared.ReasoningEffortMinimal
+		}
+		return shared.ReasoningEffortLow
+	case model.ThinkingLow:
+		return shared.ReasoningEffortLow
+	case model.ThinkingMedium:
+		return shared.ReasoningEffortMedium
+	}
+	return shared.ReasoningEffortHigh
 }

@@ -281,6 +281,9 @@ func (c *Consumer) decodeRun(ctx context.Context, recs []events.SQSMessage, maxR
 				"messageId", rec.MessageId, "receiveCount", receiveCount(rec), "bodyBytes", len(rec.Body), "err", err)
 			return nil, nil, fmt.Errorf("decode message %s: %w", rec.MessageId, err)
 		}
+		if m.QueuedAt == 0 {
+			m.QueuedAt = sentTimestamp(rec)
+		}
 		msgs = append(msgs, m)
 		attempts = append(attempts, receiveCount(rec))
 	}
@@ -309,6 +312,15 @@ func (c *Consumer) settle(ctx context.Context, all []events.SQSMessage, outcomes
 		}
 		rest := o.recs[o.failedAt:]
 		first := rest[0]
+		if hold, ok := heldFor(o.err); ok {
+			c.log().InfoContext(ctx, "sqs records held until the chat is quiet", "messageId", first.MessageId,
+				"group", first.Attributes["MessageGroupId"], "records", len(rest), "for", hold.String())
+			c.release(ctx, rest, hold)
+			for _, r := range rest {
+				failed[r.MessageId] = true
+			}
+			continue
+		}
 		last := c.MaxReceives > 0 && receiveCount(first) >= c.MaxReceives
 		delay := c.Backoff.After(receiveCount(first))
 		if last || errors.Is(o.err, ErrNoBudget) {

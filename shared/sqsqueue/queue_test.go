@@ -316,6 +316,10 @@ func TestEnqueueRoundTripsOddText(t *testing.T) {
 	var got inbound.Message
 	pollUntil(t, q, 1, 30*time.Second, func(_ context.Context, in inbound.Message, _ int) error { got = in; return nil },
 		func() bool { return got.ID != "" })
+	if got.QueuedAt == 0 {
+		t.Error("the consumer did not stamp QueuedAt from the record's SentTimestamp")
+	}
+	got.QueuedAt = 0 // the queue's stamp, not the sender's
 	if !cmp.Equal(got, m) {
 		t.Errorf("decoded message differs from the enqueued one (text %d vs %d bytes)", len(got.Text), len(m.Text))
 	}

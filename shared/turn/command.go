@@ -42,6 +42,7 @@ var commands = map[string]*commandSpec{
 	"/queue":   {args: oneWord, step: StepCommand, answer: answerQueue},
 	"/context": {args: oneOf("", "list", "detail"), step: StepCommand, answer: answerContext},
 	"/compact": {args: anyText, text: true, step: StepCompact},
+	"/think":   {args: oneWord, step: StepCommand, answer: answerThink},
 }
 
 func noArgs(rest string) bool  { return rest == "" }

@@ -100,6 +100,13 @@ type Processor struct {
 	// and how often they are written (deltas.go); the zero value streams
 	// with the default window.
 	Deltas DeltaBatching
+	// TypingInterval is how often a chat is shown typing while a run
+	// works (typing.go); 0 means DefaultTypingInterval.
+	TypingInterval time.Duration
+	// MaxReceives is the work queue's maxReceiveCount (0: unknown):
+	// debounce holds a message only while a failure retry would be left
+	// after its next receive (debounce.go).
+	MaxReceives int
 }
 
 // Handle processes m. attempt is the delivery count (1 on first delivery).
@@ -189,6 +196,7 @@ func (p *Processor) turn(ctx context.Context, t *turnState, snap sessionstate.Sn
 	if ref := t.plan.Model; ref.Provider != "" {
 		entry.ProviderOverride, entry.ModelOverride = ref.Provider, ref.Name
 	}
+	t.steer = p.steerFor(t, entry, collected)
 	path := session.TranscriptPath(m.SessionKey, entry)
 	history, split, err := p.loadContext(ctx, snap.Context, entry, path)
 	if err != nil {
@@ -208,10 +216,12 @@ func (p *Processor) turn(ctx context.Context, t *turnState, snap sessionstate.Sn
 	if err != nil {
 		return err
 	}
-	rec, err := p.commit(ctx, t, entry, stored, out, collected)
+	done := t.steer.collect(ctx, collected, out.messages)
+	rec, err := p.commit(ctx, t, entry, stored, out, done)
 	if err != nil {
 		return err
 	}
+	t.steer.cleanup(ctx, append([]string{m.ID}, rec.Collected...))
 	return p.deliver(ctx, m, rec)
 }
 
@@ -303,6 +313,7 @@ type turnState struct {
 	// history is the context before this turn (set by answer): /status
 	// and session_status estimate its size when the entry reports none.
 	history []model.Message
+	steer   *steerer // queue mode steer: messages taken in at tool boundaries; nil otherwise
 }
 
 // startSession returns the entry this message continues: the stored one,
@@ -681,7 +692,9 @@ func (p *Processor) complete(ctx context.Context, t *turnState, entry session.En
 		p.log().ErrorContext(ctx, "model provider not configured", "model", ref.String(), "message", t.msg.ID)
 		return failed("⚠️ The model " + ref.String() + " is not available: this deployment has no " + ref.Provider + " provider configured."), nil
 	}
-	loop := &agent.Loop{Model: client, Tools: p.tools(ctx, t, entry, ref), Hooks: t.run.hooks(p.Hooks.Tools), Interrupt: p.interrupt(t)}
+	stopTyping := p.startTyping(ctx, t, entry)
+	defer stopTyping()
+	loop := &agent.Loop{Model: client, Tools: p.tools(ctx, t, entry, ref), Hooks: t.run.hooks(p.Hooks.Tools), Interrupt: p.interrupt(t), Steer: t.steer.loopHook()}
 	system := p.systemPrompt(ctx, t, entry, ref, prompt, loop.Tools)
 	runCtx, cancel, limit := p.runContext(ctx, t.cfg, t.msg.TimeoutSeconds)
 	defer cancel()
@@ -690,7 +703,10 @@ func (p *Processor) complete(ctx context.Context, t *turnState, entry session.En
 	// transcript keeps it whole), so compaction can always make room.
 	window := p.contextWindow(t.cfg, ref)
 	prompt = compaction.Shorten(prompt, compaction.MessageLimit(window))
-	run, err := loop.Run(watchCtx, agent.Input{Model: ref.Name, System: system, History: compaction.FitWindow(compaction.Prune(history), window), Prompt: prompt, Images: t.images, OnText: t.run.onText(ctx, p.Deltas)})
+	run, err := loop.Run(watchCtx, agent.Input{
+		Model: ref.Name, System: system, History: compaction.FitWindow(compaction.Prune(history), window), Prompt: prompt, Images: t.images,
+		OnText: t.run.onText(ctx, p.Deltas), Thinking: runThinking(entry, t.msg),
+	})
 	if mark := watch.stop(); mark != nil && !errors.Is(err, agent.ErrStopped) {
 		// A /stop arrived while the model (or a tool) was busy: whatever
 		// the cancelled call returned, the run is stopped.

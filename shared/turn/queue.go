@@ -16,8 +16,13 @@ import (
 // sqsqueue.GroupHandler contract: it returns how many are done). Messages
 // that waited while the session was busy arrive together; in queue mode
 // collect (the default) they run as one turn with a combined prompt,
-// otherwise one turn each (followup).
+// otherwise one turn each (followup). With messages.queue.debounceMs set,
+// a collect session's messages are first held (a *Hold error, nothing
+// done) until the chat has been quiet that long (debounce.go).
 func (p *Processor) HandleGroup(ctx context.Context, msgs []inbound.Message, attempts []int) (int, error) {
+	if err := p.debounce(ctx, msgs, attempts); err != nil {
+		return 0, err
+	}
 	if len(msgs) > 1 {
 		merged, err := p.collect(ctx, msgs, attempts)
 		if err != nil {
@@ -46,11 +51,8 @@ func (p *Processor) collect(ctx context.Context, msgs []inbound.Message, attempt
 		return false, err
 	}
 	first := msgs[0]
-	for _, m := range msgs {
-		if m.Validate() != nil || m.Kind != "" || m.Flow != nil || m.SessionKey != first.SessionKey || m.Channel != first.Channel ||
-			m.To != first.To || m.ThreadID != first.ThreadID || parseCommand(m.Text, cfg.ResetTriggers()).name != "" {
-			return false, nil
-		}
+	if !collectable(msgs, cfg) {
+		return false, nil
 	}
 	snap, err := p.Store.Load(ctx, first.SessionKey, first.ID)
 	if err != nil {

@@ -289,6 +289,11 @@ func secretReads(inv invocation) int { return opCount(inv, "SSM.GetParameters") 
 // once per workspace.DefaultTTL (60 s) per function instance.
 func workspaceReads(inv invocation) int { return opCount(inv, "S3.ListObjectsV2") }
 
+// modeReads are a channel function's reads of a session's own queue mode
+// (DynamoDB GetItem), made once per ZERO_CONFIG_TTL per session and
+// function instance (ingest.CachedModes).
+func modeReads(inv invocation) int { return opCount(inv, "DynamoDB.GetItem") }
+
 func opCount(inv invocation, op string) int {
 	for _, field := range strings.Fields(inv.AWSOps) {
 		if name, n, ok := strings.Cut(field, "="); ok && name == op {
@@ -336,12 +341,13 @@ func TestTurnAWSCalls(t *testing.T) {
 	if len(requests) != turns {
 		t.Fatalf("%d webhook invocations logged; want %d", len(requests), turns)
 	}
-	reads, wsReads := 0, 0
+	reads, wsReads, sessionModeReads := 0, 0, 0
 	for i, r := range requests {
-		if r.Status != http.StatusOK || turnCalls(r) != 1 || configReads(r) > 1 {
-			t.Fatalf("webhook request %d: status %d, AWS calls %s; want 200, 1 call and at most 1 config read", i+1, r.Status, r.AWSOps)
+		if r.Status != http.StatusOK || turnCalls(r)-modeReads(r) != 1 || configReads(r) > 1 || modeReads(r) > 1 {
+			t.Fatalf("webhook request %d: status %d, AWS calls %s; want 200, 1 call, at most 1 config read and 1 session mode read", i+1, r.Status, r.AWSOps)
 		}
 		reads += configReads(r)
+		sessionModeReads += modeReads(r)
 	}
 	for i, b := range batches {
 		if configReads(b) > 1 || workspaceReads(b) > 1 {
@@ -356,10 +362,12 @@ func TestTurnAWSCalls(t *testing.T) {
 			t.Fatalf("runner batch of %d records; want 1", b.Records)
 		}
 	}
-	perTurn := func(b invocation) int { return turnCalls(b) + turnCalls(requests[0]) }
-	t.Logf("BENCH aws_calls_per_turn turn=1 total=%d webhook=%d runner=%d (%s)", perTurn(first), turnCalls(requests[0]), turnCalls(first), first.AWSOps)
-	t.Logf("BENCH aws_calls_per_turn turn=%d total=%d webhook=%d runner=%d (%s)", turns, perTurn(last), turnCalls(requests[turns-1]), turnCalls(last), last.AWSOps)
+	perTurn := func(b invocation) int { return turnCalls(b) + turnCalls(requests[0]) - modeReads(requests[0]) }
+	webhook := func(r invocation) int { return turnCalls(r) - modeReads(r) }
+	t.Logf("BENCH aws_calls_per_turn turn=1 total=%d webhook=%d runner=%d (%s)", perTurn(first), webhook(requests[0]), turnCalls(first), first.AWSOps)
+	t.Logf("BENCH aws_calls_per_turn turn=%d total=%d webhook=%d runner=%d (%s)", turns, perTurn(last), webhook(requests[turns-1]), turnCalls(last), last.AWSOps)
 	t.Logf("BENCH config_reads turns=%d reads=%d (ZERO_CONFIG_TTL %s, one per function instance per TTL)", turns, reads, ssmparam.DefaultTTL)
+	t.Logf("BENCH session_mode_reads turns=%d reads=%d (the webhook's, one per chat and function instance per ZERO_CONFIG_TTL)", turns, sessionModeReads)
 	t.Logf("BENCH workspace_reads turns=%d lists=%d (one per runner instance and agent per %s; no workspace files here)", turns, wsReads, workspace.DefaultTTL)
 	const want = "DynamoDB.BatchGetItem=1 DynamoDB.TransactWriteItems=1 DynamoDB.UpdateItem=1 S3.PutObject=1"
 	for _, b := range []invocation{first, last} {

@@ -269,9 +269,9 @@ func TestAgentWaitLatency(t *testing.T) {
 		runnerCalls += turnCalls(b)
 	}
 	perRun := float64(calls+runnerCalls) / float64(n)
-	waitReads := 0
+	waitReads := -n // each agent call reads its session's own queue mode (one GetItem)
 	for _, r := range requests {
-		waitReads += opCount(r, "DynamoDB.GetItem") // only agent.wait reads runs
+		waitReads += opCount(r, "DynamoDB.GetItem") // else only agent.wait reads runs
 	}
 	t.Logf("BENCH agent_wait_reads reads=%d waiting=%s reads_per_second=%.1f (consistent GetItem of the run record)",
 		waitReads, waiting.Round(time.Millisecond), float64(waitReads)/waiting.Seconds())

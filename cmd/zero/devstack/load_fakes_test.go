@@ -172,8 +172,8 @@ type chatReply struct {
 	at   time.Time
 }
 
-// recordingTelegram is a Bot API server that accepts sendMessage on the
-// bot's token path only and records each reply per chat, in arrival order.
+// recordingTelegram is a Bot API server that accepts sendMessage (and
+// counts sendChatAction) on the bot's token path only and records each reply per chat, in arrival order.
 // It counts the message ids of the replies as they come, so a waiter can
 // tell when every message was covered.
 type recordingTelegram struct {
@@ -184,6 +184,7 @@ type recordingTelegram struct {
 	replies  map[int64][]chatReply
 	covered  map[string]bool
 	rejected int
+	typing   int // sendChatAction calls
 }
 
 func newRecordingTelegram(token string) *recordingTelegram {
@@ -195,6 +196,13 @@ func newRecordingTelegram(token string) *recordingTelegram {
 func (tg *recordingTelegram) serve(w http.ResponseWriter, r *http.Request) {
 	at := time.Now()
 	w.Header().Set("Content-Type", "application/json")
+	if r.Method == http.MethodPost && r.URL.Path == "/bot"+tg.token+"/sendChatAction" {
+		tg.mu.Lock()
+		tg.typing++
+		tg.mu.Unlock()
+		fmt.Fprint(w, `{"ok":true,"result":true}`) // "typing" while a turn works
+		return
+	}
 	if r.Method != http.MethodPost || r.URL.Path != "/bot"+tg.token+"/sendMessage" {
 		tg.reject()
 		w.WriteHeader(http.StatusNotFound)

@@ -31,7 +31,8 @@ type Settings struct {
 	Queue string
 	// SubagentQueue is the sub-agent lane's ("": see Lanes).
 	SubagentQueue string
-	// Table is where a /stop is marked the moment it arrives; "": a /stop
+	// Table is where a /stop is marked the moment it arrives (and a steer
+	// message recorded, a session's own queue mode read); "": a /stop
 	// waits its turn in the queue.
 	Table string
 }
@@ -56,7 +57,9 @@ func New(ctx context.Context, s Settings, calls *awsconfig.Counter, logger *slog
 	w.Settings = ConfigCache(w.SSM, s.Config, logger)
 	var stops ingest.StopMarker
 	if s.Table != "" {
-		stops = dynamo.New(dynamodb.NewFromConfig(awsCfg), s.Table)
+		// Marks, steer records, and sessions' own queue modes read once
+		// per config TTL (ingest.CachedModes).
+		stops = ingest.NewCachedModes(dynamo.New(dynamodb.NewFromConfig(awsCfg), s.Table), s.Config.TTL, nil)
 	}
 	lanes, _ := Lanes(sqs.NewFromConfig(awsCfg), s.Queue, s.SubagentQueue)
 	w.Door = ingest.NewDoor(ingest.Deps{Settings: w.Settings, Stops: stops, Queue: lanes})

@@ -1,5 +1,5 @@
 // Package telegramtest is a fake Telegram Bot API for tests: it accepts
-// sendMessage on the bot token's path only, refuses what Telegram refuses
+// sendMessage and sendChatAction on the bot token's path only, refuses what Telegram refuses
 // (a wrong path or token, a missing chat_id or text, text over 4,096
 // characters), records each message, and can fail or refuse chosen ones
 // once. Every package that needs a Bot API in its tests uses this one.
@@ -29,8 +29,9 @@ type Server struct {
 	t     testing.TB
 	token string
 
-	mu   sync.Mutex
-	sent []SendMessage
+	mu      sync.Mutex
+	sent    []SendMessage
+	actions []ChatAction
 	// FailOnce, when set, answers 500 once to each sendMessage whose text
 	// contains it (a Telegram outage at that moment).
 	FailOnce string
@@ -49,6 +50,10 @@ func New(t testing.TB, token string) *Server {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodPost && r.URL.Path == "/bot"+s.token+"/sendChatAction" {
+		s.serveChatAction(w, r)
+		return
+	}
 	if r.Method != http.MethodPost || r.URL.Path != "/bot"+s.token+"/sendMessage" {
 		s.t.Errorf("fake Telegram: unexpected %s %s", r.Method, r.URL.Path)
 		http.Error(w, `{"ok":false,"error_code":404,"description":"Not Found"}`, http.StatusNotFound)

@@ -18,6 +18,7 @@ import (
 	"github.com/zero-gateway/zero/shared/run/runtest"
 	"github.com/zero-gateway/zero/shared/session"
 	"github.com/zero-gateway/zero/shared/sessionstate"
+	"github.com/zero-gateway/zero/shared/steer"
 	"github.com/zero-gateway/zero/shared/stopmark"
 	"github.com/zero-gateway/zero/shared/turn"
 )
@@ -457,6 +458,7 @@ type MemStore struct {
 	stops    map[string]stopmark.Mark
 	failures map[string]Failure // by message id; see failures.go
 	runs     *runtest.MemStore  // where CommitWith writes run outcomes (UseRuns)
+	steers   map[string][]steer.Pending
 	// Calls counts every method call.
 	Calls int
 }
