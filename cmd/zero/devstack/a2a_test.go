@@ -3,6 +3,7 @@ package devstack
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -157,19 +158,16 @@ func a2aStack(t *testing.T, slow time.Duration, config string) (*Stack, *telegra
 	return st, tg
 }
 
-// a2aStackLogged is a2aStack with the functions' invocation log.
-func a2aStackLogged(t *testing.T, slow time.Duration, config string) (*Stack, *telegramtest.Server, *invocationLog) {
-	need(t, "AWS emulator", emuErr)
-	needRIE(t)
-	tg := telegramtest.New(t, e2eToken)
-	m := newA2AModel(t, slow)
-	logs := &invocationLog{}
-	st := startStack(t, Options{
+// modelStackOptions are the options of a local stack whose Telegram is
+// the fake at telegramURL and whose model is the OpenAI-compatible fake at
+// modelURL (key a2aModelKey), with config as zero.json.
+func modelStackOptions(t *testing.T, prefix, telegramURL, modelURL, config string) Options {
+	return Options{
 		Template: translatedTemplate(t),
-		Prefix:   uniquePrefix(t, "a2a"),
+		Prefix:   uniquePrefix(t, prefix),
 		Params: map[string]string{
-			"TelegramBotId": "123456", "TelegramAPIBaseURL": tg.URL,
-			"ZeroModel": "openai/gpt-4o-mini", "OpenAIBaseURL": m.URL + "/v1",
+			"TelegramBotId": "123456", "TelegramAPIBaseURL": telegramURL,
+			"ZeroModel": "openai/gpt-4o-mini", "OpenAIBaseURL": modelURL + "/v1",
 		},
 		Secrets: map[string]string{
 			"telegram-bot-token": e2eToken, "telegram-webhook-secret": e2eSecret,
@@ -177,8 +175,23 @@ func a2aStackLogged(t *testing.T, slow time.Duration, config string) (*Stack, *t
 		},
 		Config:   []byte(config),
 		PollWait: time.Second,
-		Output:   logs,
-	})
+	}
+}
+
+// withOutput is o with the functions' output going to w.
+func withOutput(o Options, w io.Writer) Options {
+	o.Output = w
+	return o
+}
+
+// a2aStackLogged is a2aStack with the functions' invocation log.
+func a2aStackLogged(t *testing.T, slow time.Duration, config string) (*Stack, *telegramtest.Server, *invocationLog) {
+	need(t, "AWS emulator", emuErr)
+	needRIE(t)
+	tg := telegramtest.New(t, e2eToken)
+	m := newA2AModel(t, slow)
+	logs := &invocationLog{}
+	st := startStack(t, withOutput(modelStackOptions(t, "a2a", tg.URL, m.URL, config), logs))
 	return st, tg, logs
 }
 

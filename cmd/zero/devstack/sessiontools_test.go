@@ -97,20 +97,7 @@ func toolsStack(t *testing.T, slow time.Duration) (*Stack, *telegramtest.Server)
 	needRIE(t)
 	tg := telegramtest.New(t, e2eToken)
 	m := newToolsModel(t, slow)
-	st := startStack(t, Options{
-		Template: translatedTemplate(t),
-		Prefix:   uniquePrefix(t, "stools"),
-		Params: map[string]string{
-			"TelegramBotId": "123456", "TelegramAPIBaseURL": tg.URL,
-			"ZeroModel": "openai/gpt-4o-mini", "OpenAIBaseURL": m.URL + "/v1",
-		},
-		Secrets: map[string]string{
-			"telegram-bot-token": e2eToken, "telegram-webhook-secret": e2eSecret,
-			"gateway-token": e2eGatewayToken, "openai-api-key": a2aModelKey,
-		},
-		Config:   []byte(a2aConfig),
-		PollWait: time.Second,
-	})
+	st := startStack(t, modelStackOptions(t, "stools", tg.URL, m.URL, a2aConfig))
 	return st, tg
 }
 

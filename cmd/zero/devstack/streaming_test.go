@@ -90,20 +90,7 @@ func TestWebChatStreams(t *testing.T) {
 	}
 	m := newHeldStreamModel(t, pieces, 200*time.Millisecond)
 	tg := telegramtest.New(t, e2eToken)
-	st := startStack(t, Options{
-		Template: translatedTemplate(t),
-		Prefix:   uniquePrefix(t, "stream"),
-		Params: map[string]string{
-			"TelegramBotId": "123456", "TelegramAPIBaseURL": tg.URL,
-			"ZeroModel": "openai/gpt-4o-mini", "OpenAIBaseURL": m.URL + "/v1",
-		},
-		Secrets: map[string]string{
-			"telegram-bot-token": e2eToken, "telegram-webhook-secret": e2eSecret,
-			"gateway-token": e2eGatewayToken, "openai-api-key": a2aModelKey,
-		},
-		Config:   []byte(a2aConfig),
-		PollWait: time.Second,
-	})
+	st := startStack(t, modelStackOptions(t, "stream", tg.URL, m.URL, a2aConfig))
 	p := &page{t: t, ctx: ctx, base: st.FrontURL, shots: t.TempDir()}
 	p.open("")
 	p.run("sign in", chromedp.WaitVisible(chromedp.ID("token")),
@@ -224,21 +211,8 @@ func TestTelegramBlockReplies(t *testing.T) {
 	}
 	m := newDroppingStreamModel(t, pieces, 30*time.Millisecond, 40)
 	tg := telegramtest.New(t, e2eToken)
-	st := startStack(t, Options{
-		Template: translatedTemplate(t),
-		Prefix:   uniquePrefix(t, "blocks"),
-		Params: map[string]string{
-			"TelegramBotId": "123456", "TelegramAPIBaseURL": tg.URL,
-			"ZeroModel": "openai/gpt-4o-mini", "OpenAIBaseURL": m.URL + "/v1",
-		},
-		Secrets: map[string]string{
-			"telegram-bot-token": e2eToken, "telegram-webhook-secret": e2eSecret,
-			"gateway-token": e2eGatewayToken, "openai-api-key": a2aModelKey,
-		},
-		Config: []byte(`{channels: {telegram: {allowFrom: ["*"]}},
-		  agents: {defaults: {blockStreamingDefault: "on", blockStreamingChunk: {minChars: 40, maxChars: 100, breakPreference: "paragraph"}}}}`),
-		PollWait: time.Second,
-	})
+	st := startStack(t, modelStackOptions(t, "blocks", tg.URL, m.URL, `{channels: {telegram: {allowFrom: ["*"]}},
+		  agents: {defaults: {blockStreamingDefault: "on", blockStreamingChunk: {minChars: 40, maxChars: 100, breakPreference: "paragraph"}}}}`))
 	const chat = 555001
 	chatSay(t, st, 9201, chat, "tell me a long story")
 	want := strings.Fields(strings.Join(pieces, ""))

@@ -339,21 +339,7 @@ func webuiStack(t *testing.T, logs *capture) *Stack {
 	needRIE(t)
 	tg := telegramtest.New(t, e2eToken)
 	m := newA2AModel(t, 0)
-	return startStack(t, Options{
-		Template: translatedTemplate(t),
-		Prefix:   uniquePrefix(t, "webui"),
-		Params: map[string]string{
-			"TelegramBotId": "123456", "TelegramAPIBaseURL": tg.URL,
-			"ZeroModel": "openai/gpt-4o-mini", "OpenAIBaseURL": m.URL + "/v1",
-		},
-		Secrets: map[string]string{
-			"telegram-bot-token": e2eToken, "telegram-webhook-secret": e2eSecret,
-			"gateway-token": e2eGatewayToken, "openai-api-key": a2aModelKey,
-		},
-		Config:   []byte(a2aConfig),
-		PollWait: time.Second,
-		Output:   logs,
-	})
+	return startStack(t, withOutput(modelStackOptions(t, "webui", tg.URL, m.URL, a2aConfig), logs))
 }
 
 // waitSession waits for a session on channel and returns its key.
