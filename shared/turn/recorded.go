@@ -1,6 +1,7 @@
 package turn
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/zero-gateway/zero/shared/agent"
@@ -45,26 +46,7 @@ func chosenModel(e *session.Entry, msgs []model.Message, t *turnState) {
 // already said is not shown twice (duplicate suppression).
 func sentByMessageTool(msgs []model.Message, reply string) bool {
 	reply = strings.TrimSpace(reply)
-	if reply == "" {
-		return false
-	}
-	calls := map[string]string{} // call id -> arguments
-	for _, m := range msgs {
-		for _, c := range m.ToolCalls {
-			if c.Name == messaging.Name {
-				calls[c.ID] = c.Arguments
-			}
-		}
-	}
-	for _, m := range msgs {
-		if m.Role != model.ToolResult || m.ToolName != messaging.Name || m.IsError {
-			continue
-		}
-		if messaging.SentOwnText(calls[m.ToolCallID], m.Content) == reply {
-			return true
-		}
-	}
-	return false
+	return reply != "" && slices.Contains(ownChatSends(msgs), reply)
 }
 
 // fallbackAfterMessageTool reports whether reply is the tool-error
@@ -73,9 +55,12 @@ func sentByMessageTool(msgs []model.Message, reply string) bool {
 // the fallback only when the user saw nothing, so the reply step does not
 // send it (the transcript and the run keep it).
 func fallbackAfterMessageTool(msgs []model.Message, reply string) bool {
-	if !strings.HasPrefix(reply, agent.ToolFailedPrefix) {
-		return false
-	}
+	return strings.HasPrefix(reply, agent.ToolFailedPrefix) && len(ownChatSends(msgs)) > 0
+}
+
+// ownChatSends are the texts the run's message tool sent, successfully,
+// to the session's own chat, in order.
+func ownChatSends(msgs []model.Message) []string {
 	calls := map[string]string{} // call id -> arguments
 	for _, m := range msgs {
 		for _, c := range m.ToolCalls {
@@ -84,10 +69,14 @@ func fallbackAfterMessageTool(msgs []model.Message, reply string) bool {
 			}
 		}
 	}
+	var sent []string
 	for _, m := range msgs {
-		if m.Role == model.ToolResult && m.ToolName == messaging.Name && !m.IsError && messaging.SentOwnText(calls[m.ToolCallID], m.Content) != "" {
-			return true
+		if m.Role != model.ToolResult || m.ToolName != messaging.Name || m.IsError {
+			continue
+		}
+		if text := messaging.SentOwnText(calls[m.ToolCallID], m.Content); text != "" {
+			sent = append(sent, text)
 		}
 	}
-	return false
+	return sent
 }
