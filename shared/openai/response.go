@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/respjson"
 
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/model"
@@ -71,8 +72,14 @@ func toolCalls(in []sdk.ChatCompletionMessageToolCallUnion) []model.ToolCall {
 // reasoning returns the reasoning text a compatible server put beside the
 // content, "" when there is none or it is not a string.
 func reasoning(m sdk.ChatCompletionMessage) string {
+	return reasoningIn(m.JSON.ExtraFields)
+}
+
+// reasoningIn is the first of reasoningFields among a message's or a
+// delta's extra fields that holds a non-empty string.
+func reasoningIn(extra map[string]respjson.Field) string {
 	for _, name := range reasoningFields {
-		f, ok := m.JSON.ExtraFields[name]
+		f, ok := extra[name]
 		if !ok {
 			continue
 		}

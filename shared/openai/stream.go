@@ -179,15 +179,5 @@ func (a *chunkAccumulator) response() (model.Response, error) {
 // deltaReasoning is the reasoning text a compatible server put in a delta
 // (see reasoningFields).
 func deltaReasoning(d sdk.ChatCompletionChunkChoiceDelta) string {
-	for _, name := range reasoningFields {
-		f, ok := d.JSON.ExtraFields[name]
-		if !ok {
-			continue
-		}
-		var s string
-		if json.Unmarshal([]byte(f.Raw()), &s) == nil && s != "" {
-			return s
-		}
-	}
-	return ""
+	return reasoningIn(d.JSON.ExtraFields)
 }
