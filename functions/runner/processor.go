@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/aws/aws-lambda-go/lambdacontext"
+	"github.com/zero-gateway/zero/shared/metrics"
 	"log/slog"
 	"time"
 
@@ -67,6 +69,9 @@ func newProcessor(s settings.Runner, d deps, models map[string]model.Client, sen
 		System:       systemPrompt,
 		Log:          d.log,
 		Now:          time.Now,
+		// Each turn's CloudWatch metrics, as EMF lines in the function's
+		// logs (no API call); template.yaml's dashboard and alarms read them.
+		Metrics: metrics.NewEMF(d.log, lambdacontext.FunctionName),
 	}
 }
 

@@ -96,6 +96,9 @@ type Processor struct {
 	// photo), by channel: a vision model sees them, the image tool reads
 	// "attachment:N". A channel without one: the model gets a note.
 	Attachments map[string]AttachmentSource
+	// Metrics receives each handled message's measurements (metrics.go);
+	// nil: none are taken.
+	Metrics TurnMetrics
 }
 
 // Handle processes m. attempt is the delivery count (1 on first delivery).
@@ -132,7 +135,9 @@ func (p *Processor) Handle(ctx context.Context, m inbound.Message, attempt int) 
 // messages too (queue mode collect): m.Text is their combined prompt and
 // the commit records each of them done. loaded, when set, is the snapshot
 // of m the caller already read, so it is not read again.
-func (p *Processor) handle(ctx context.Context, m inbound.Message, attempt int, collected []string, loaded *sessionstate.Snapshot) error {
+func (p *Processor) handle(ctx context.Context, m inbound.Message, attempt int, collected []string, loaded *sessionstate.Snapshot) (err error) {
+	ctx, measured := p.startMeter(ctx, m) // metrics.go
+	defer func() { measured(err) }()
 	if err := m.Validate(); err != nil {
 		return err
 	}
@@ -215,6 +220,7 @@ func (p *Processor) turn(ctx context.Context, t *turnState, snap sessionstate.Sn
 // the model's run.
 func (p *Processor) answer(ctx context.Context, t *turnState, entry *session.Entry, history []model.Message, path string, attempt int) (turnOutput, error) {
 	t.history = history
+	meterOf(ctx).ran = true
 	switch t.plan.Step {
 	case StepCommand:
 		reply, err := t.cmd.spec.answer(p, ctx, t, entry) // may change the session's settings
@@ -223,10 +229,12 @@ func (p *Processor) answer(ctx context.Context, t *turnState, entry *session.Ent
 		return p.compactCommand(ctx, t, *entry, history, path, attempt)
 	}
 	ref := p.modelFor(t.cfg, *entry)
+	started := time.Now()
 	out, err := p.modelTurn(ctx, t, *entry, history, path, ref, attempt)
 	if err != nil {
 		return out, err
 	}
+	meterOf(ctx).ranModel(time.Since(started), out.usage, t.cfg, ref)
 	out.ref = ref
 	t.window = p.contextWindow(t.cfg, ref)
 	if entry.VerboseLevel == "on" && out.text != "" {
