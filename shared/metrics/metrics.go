@@ -35,6 +35,9 @@ const (
 	MessageAge   = "MessageAge"   // from the message's arrival to the turn's start, ms
 )
 
+// Names are every metric a turn's line carries, in its order.
+var Names = []string{TurnLatency, ModelLatency, InputTokens, OutputTokens, AWSCalls, InfraCost, ModelCost, Failures, MessageAge}
+
 // Turn is one handled message's measurements.
 type Turn struct {
 	Latency, ModelLatency   time.Duration

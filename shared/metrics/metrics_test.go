@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // TestTurnLineIsEMF writes a turn through a JSON slog logger (as the
@@ -115,4 +116,20 @@ func FuzzCheck(f *testing.F) {
 			t.Errorf("accepted %q with no namespace or no metrics", line)
 		}
 	})
+}
+
+func TestNamesAreTheLinesMetrics(t *testing.T) {
+	var buf bytes.Buffer
+	NewEMF(slog.New(slog.NewJSONHandler(&buf, nil)), "f").Turn(context.Background(), Turn{})
+	p, err := Check(bytes.TrimSpace(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for name := range p.Values {
+		got = append(got, name)
+	}
+	if diff := cmp.Diff(Names, got, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+		t.Errorf("Names (-want +line):\n%s", diff)
+	}
 }
