@@ -199,6 +199,7 @@ func (p *Processor) turn(ctx context.Context, t *turnState, snap sessionstate.Sn
 	if err != nil {
 		return err
 	}
+	out.text = withResetNotice(resetNotice(t, p.Now()), out.text) // reset_notice.go
 	history = out.apply(&entry, history, t)
 	if out.compaction != nil {
 		split = contextstore.Split{} // the context was replaced: its old base is no prefix of it
