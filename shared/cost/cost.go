@@ -10,6 +10,8 @@
 package cost
 
 import (
+	"fmt"
+	"math"
 	"sort"
 	"time"
 )
@@ -199,4 +201,15 @@ func Tokens(input, output int64, inputPerM, outputPerM float64) float64 {
 func (p Prices) Turn(calls map[string]int, d time.Duration, memoryMB int) float64 {
 	usd, _ := p.Calls(calls)
 	return usd + p.Lambda(d, memoryMB, 1)
+}
+
+// FormatUSD writes an amount in dollars, in decimals (never an exponent),
+// with at least two significant digits: $0.0030, $0.000058, $1.2500; $0
+// for nothing.
+func FormatUSD(v float64) string {
+	if v <= 0 {
+		return "$0"
+	}
+	decimals := max(4, int(math.Ceil(-math.Log10(v)))+1)
+	return fmt.Sprintf("$%.*f", decimals, v)
 }

@@ -115,3 +115,23 @@ func TestTurnAndScheduler(t *testing.T) {
 		t.Errorf("Scheduler(1000) = %g; want 0.001", got)
 	}
 }
+
+func TestFormatUSD(t *testing.T) {
+	tests := []struct {
+		name string
+		v    float64
+		want string
+	}{
+		{"nothing", 0, "$0"},
+		{"a few dollars", 1.25, "$1.2500"},
+		{"a fraction of a cent", 0.003, "$0.0030"},
+		{"millionths", 0.000058, "$0.000058"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := FormatUSD(tc.v); got != tc.want {
+				t.Errorf("FormatUSD(%g) = %q; want %q", tc.v, got, tc.want)
+			}
+		})
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/metrics"
 	"github.com/zero-gateway/zero/shared/model"
+	"github.com/zero-gateway/zero/shared/session"
 )
 
 // TurnMetrics receives one handled message's measurements
@@ -34,29 +35,43 @@ type meter struct {
 }
 
 // startMeter begins measuring m's handling; finish emits the measurements
-// to p.Metrics once the handling ends with err. A duplicate or resumed
-// delivery that ran no turn emits only when it failed. Without p.Metrics
-// it does nothing.
+// to p.Metrics (when set) once the handling ends with err. A duplicate or
+// resumed delivery that ran no turn emits only when it failed.
 func (p *Processor) startMeter(ctx context.Context, m inbound.Message) (context.Context, func(err error)) {
-	if p.Metrics == nil {
-		return ctx, func(error) {}
-	}
 	mt := &meter{start: time.Now(), calls: maps.Clone(p.callsSoFar(ctx))}
 	if m.ReceivedAt > 0 {
 		mt.age = max(0, p.Now().Sub(time.UnixMilli(m.ReceivedAt)))
 	}
 	ctx = context.WithValue(ctx, meterKey{}, mt)
 	return ctx, func(err error) {
-		if err == nil && !mt.ran {
+		if p.Metrics == nil || err == nil && !mt.ran {
 			return
 		}
 		p.Metrics.Turn(ctx, mt.measure(time.Since(mt.start), p.callsSoFar(ctx), err != nil))
 	}
 }
 
-// measure is the meter's Turn for a handling that took latency and left
-// the session's call tally at calls.
-func (mt *meter) measure(latency time.Duration, calls map[string]int, failed bool) metrics.Turn {
+// chargeTurn writes the turn's cost into e before its commit: a model
+// turn's tokens become the last turn's, and the infrastructure cost so far
+// (AWS calls and Lambda time, at list prices) becomes the last turn's and
+// is added to the session's total; a command's or compaction's is added
+// to the total only. A retry before the commit starts again from the
+// stored entry, so a turn is charged once.
+func (p *Processor) chargeTurn(ctx context.Context, e *session.Entry, out turnOutput, modelTurn bool) {
+	mt := meterOf(ctx)
+	if mt.start.IsZero() {
+		return
+	}
+	turnCalls, _ := mt.turnCalls(p.callsSoFar(ctx))
+	infra := cost.ListPrices.Turn(turnCalls, time.Since(mt.start), cost.RunnerMemoryMB)
+	e.InfraCostUSD += infra
+	if modelTurn {
+		e.LastInputTokens, e.LastOutputTokens, e.LastInfraCostUSD = out.usage.Input, out.usage.Output, infra
+	}
+}
+
+// turnCalls are the calls made since the meter started, and their count.
+func (mt *meter) turnCalls(calls map[string]int) (map[string]int, int) {
 	turnCalls := map[string]int{}
 	n := 0
 	for op, c := range calls {
@@ -64,6 +79,13 @@ func (mt *meter) measure(latency time.Duration, calls map[string]int, failed boo
 			turnCalls[op], n = d, n+d
 		}
 	}
+	return turnCalls, n
+}
+
+// measure is the meter's Turn for a handling that took latency and left
+// the session's call tally at calls.
+func (mt *meter) measure(latency time.Duration, calls map[string]int, failed bool) metrics.Turn {
+	turnCalls, n := mt.turnCalls(calls)
 	return metrics.Turn{
 		Latency: latency, ModelLatency: mt.model, MessageAge: mt.age,
 		InputTokens: mt.usage.Input, OutputToks: mt.usage.Output, AWSCalls: n,

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
 	"strings"
 	"sync"
 	"testing"
@@ -48,11 +49,11 @@ func TestTurnMetrics(t *testing.T) {
 		want     want
 	}{
 		{name: "a model turn", messages: []inbound.Message{msg(1, "hello there")},
-			want: want{count: 1, calls: 1, input: 1, output: 1, modelPriced: true, modelTimed: true, ageMillis: 4000}},
+			want: want{count: 1, calls: 2, input: 1, output: 1, modelPriced: true, modelTimed: true, ageMillis: 4000}},
 		{name: "a command runs no model", messages: []inbound.Message{msg(1, "/status")},
-			want: want{count: 1, calls: 1, ageMillis: 4000}},
+			want: want{count: 1, calls: 2, ageMillis: 4000}},
 		{name: "a duplicate is not measured", messages: []inbound.Message{msg(1, "hello there"), msg(1, "hello there")},
-			want: want{count: 1, calls: 1, input: 1, output: 1, modelPriced: true, modelTimed: true, ageMillis: 4000}},
+			want: want{count: 1, calls: 2, input: 1, output: 1, modelPriced: true, modelTimed: true, ageMillis: 4000}},
 		{name: "a failed attempt counts as a failure", messages: []inbound.Message{msg(1, "hello there")}, modelErr: errors.New("model down"),
 			want: want{count: 1, failed: true, calls: 1, ageMillis: 4000}},
 	}
@@ -63,10 +64,14 @@ func TestTurnMetrics(t *testing.T) {
 			r.model.err = tc.modelErr
 			rec := &recordedMetrics{}
 			r.proc.Metrics = rec
-			tally := map[string]int{"SQS.ReceiveMessage": 7} // calls before the turn are not its own
+			// Each look at the tally finds one more call: a turn that
+			// commits looks three times (start, its charge, the end), so
+			// two calls are its own; a failed one looks twice. Calls
+			// before the turn are not its own.
+			tally := map[string]int{"SQS.ReceiveMessage": 7}
 			r.proc.CallsOf = func(context.Context) map[string]int {
-				tally["DynamoDB.BatchGetItem"]++ // one call between the turn's two looks
-				return tally
+				tally["DynamoDB.BatchGetItem"]++
+				return maps.Clone(tally)
 			}
 			for _, m := range tc.messages {
 				m.ReceivedAt = r.clock.Add(-3 * time.Second).UnixMilli() // the clock ticks 1 s per read
@@ -113,5 +118,34 @@ func TestTurnMetricsAsEMF(t *testing.T) {
 	}
 	if len(emf) != 1 || emf[0].Values[metrics.Failures] != 0 || emf[0].Values[metrics.OutputTokens] <= 0 {
 		t.Fatalf("EMF lines %+v; want one turn with output tokens and no failure", emf)
+	}
+}
+
+// TestTurnCharged: each committed turn adds its infrastructure cost to
+// the session's total; a model turn's tokens and cost become the last
+// turn's, a command's leave them; /status reports them.
+func TestTurnCharged(t *testing.T) {
+	r := newRig()
+	r.handle(t, msg(1, "hello there"))
+	first := *r.entry(t, "agent:main:main")
+	if first.LastInfraCostUSD <= 0 || first.InfraCostUSD != first.LastInfraCostUSD || first.LastInputTokens <= 0 || first.LastOutputTokens <= 0 {
+		t.Fatalf("after one turn: last %g total %g tokens %d/%d; want the turn's cost and tokens",
+			first.LastInfraCostUSD, first.InfraCostUSD, first.LastInputTokens, first.LastOutputTokens)
+	}
+	r.handle(t, msg(2, "again"))
+	second := *r.entry(t, "agent:main:main")
+	if want := first.InfraCostUSD + second.LastInfraCostUSD; second.InfraCostUSD-want > 1e-15 || want-second.InfraCostUSD > 1e-15 {
+		t.Errorf("total after two turns %g; want %g", second.InfraCostUSD, want)
+	}
+	r.handle(t, msg(3, "/status"))
+	third := *r.entry(t, "agent:main:main")
+	if third.InfraCostUSD <= second.InfraCostUSD || third.LastInfraCostUSD != second.LastInfraCostUSD || third.LastInputTokens != second.LastInputTokens {
+		t.Errorf("after /status: total %g (was %g), last %g (was %g); want the total grown and the last model turn kept",
+			third.InfraCostUSD, second.InfraCostUSD, third.LastInfraCostUSD, second.LastInfraCostUSD)
+	}
+	for _, want := range []string{"Infra cost: ≈$", " last turn · ≈$", "Next reset: 2026-11-26 04:00 UTC (daily at 04:00)"} {
+		if !strings.Contains(r.lastSent(t), want) {
+			t.Errorf("/status lacks %q:\n%s", want, r.lastSent(t))
+		}
 	}
 }

@@ -201,6 +201,7 @@ func (p *Processor) turn(ctx context.Context, t *turnState, snap sessionstate.Sn
 	}
 	out.text = withResetNotice(resetNotice(t, p.Now()), out.text) // reset_notice.go
 	history = out.apply(&entry, history, t)
+	p.chargeTurn(ctx, &entry, out, t.plan.Step == StepRun) // metrics.go
 	if out.compaction != nil {
 		split = contextstore.Split{} // the context was replaced: its old base is no prefix of it
 	}
