@@ -74,7 +74,7 @@ func TestTemplateDashboardAndAlarms(t *testing.T) {
 	})
 	alarms := []struct {
 		id, namespace, metric, dimension string
-		dimensionValue                  any
+		dimensionValue                   any
 	}{
 		{"TurnFailuresAlarm", "ZERO", metrics.Failures, "Function", map[string]any{"Ref": "Runner"}},
 		{"MessageAgeAlarm", "AWS/SQS", "ApproximateAgeOfOldestMessage", "QueueName", map[string]any{"Fn::GetAtt": []any{"WorkQueue", "QueueName"}}},
