@@ -73,7 +73,9 @@ func TestStartupLog(t *testing.T) {
 		"building Runner from functions/runner (the first build takes a while)", "building Cron from functions/cron (the first build takes a while)",
 		"table SessionTable created: x", "IAM: AccessDenied on AWS: y"}
 	clock := func() time.Time { return time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC) }
-	lines := func(s string) []string { return strings.Split(strings.TrimSpace(strings.ReplaceAll(s, "10:00:00 zero dev: ", "")), "\n") }
+	lines := func(s string) []string {
+		return strings.Split(strings.TrimSpace(strings.ReplaceAll(s, "10:00:00 zero dev: ", "")), "\n")
+	}
 	tests := []struct {
 		name string
 		full bool
