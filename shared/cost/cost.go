@@ -213,3 +213,30 @@ func FormatUSD(v float64) string {
 	decimals := max(4, int(math.Ceil(-math.Log10(v)))+1)
 	return fmt.Sprintf("$%.*f", decimals, v)
 }
+
+// WebhookMemoryMB is the webhook functions' memory (template.yaml's
+// Globals).
+const WebhookMemoryMB = 128
+
+// Estimated durations of a plain turn's two invocations, without the
+// model's time: what docs/performance.md measured on the local stack,
+// rounded up.
+const (
+	EstimatedRunnerTime  = 100 * time.Millisecond
+	EstimatedWebhookTime = 50 * time.Millisecond
+)
+
+// Per1000 prices 1,000 turns that each made calls and ran the runner for
+// runner and the webhook for webhook (one invocation each).
+func (p Prices) Per1000(calls map[string]int, runner, webhook time.Duration) float64 {
+	usd, _ := p.Calls(calls)
+	usd += p.Lambda(runner, RunnerMemoryMB, 1) + p.Lambda(webhook, WebhookMemoryMB, 1)
+	return 1000 * usd
+}
+
+// EstimatePer1000PlainTurns is the README's estimate of what 1,000 plain
+// turns cost ZERO's own infrastructure (the model not included): the
+// per-turn call profile and the estimated durations at ListPrices.
+func EstimatePer1000PlainTurns() float64 {
+	return ListPrices.Per1000(TurnCalls, EstimatedRunnerTime, EstimatedWebhookTime)
+}

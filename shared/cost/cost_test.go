@@ -135,3 +135,19 @@ func TestFormatUSD(t *testing.T) {
 		})
 	}
 }
+
+// TestEstimatePer1000PlainTurns pins the README's estimate: 1,000 plain
+// turns are $0.0145 of calls (12 write + 7 read units, 1 write unit, one
+// SQS request and one S3 PUT each) plus 1,000 runner invocations of
+// 100 ms at 256 MB and 1,000 webhook invocations of 50 ms at 128 MB.
+func TestEstimatePer1000PlainTurns(t *testing.T) {
+	calls := 1000 * (12*0.625e-6 + 7*0.125e-6 + 0.625e-6 + 0.50e-6 + 0.005e-3)
+	lambda := 1000 * ((0.25*0.1+0.125*0.05)*0.0000133334 + 2*0.20e-6)
+	got := EstimatePer1000PlainTurns()
+	if math.Abs(got-(calls+lambda)) > 1e-12 {
+		t.Errorf("estimate = %g; want %g", got, calls+lambda)
+	}
+	if FormatUSD(got) != "$0.0153" {
+		t.Errorf("estimate %s; the README says $0.0153", FormatUSD(got))
+	}
+}

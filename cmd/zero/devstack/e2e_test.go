@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"strconv"
 	"testing"
 	"time"
 
@@ -23,6 +24,9 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/zero-gateway/zero/shared/cost"
 	"github.com/zero-gateway/zero/shared/ssmparam"
 	"github.com/zero-gateway/zero/shared/telegram/telegramtest"
 	"github.com/zero-gateway/zero/shared/workspace"
@@ -43,6 +47,9 @@ type invocation struct {
 	Status   int    `json:"status"`
 	AWSCalls int    `json:"aws_calls"`
 	AWSOps   string `json:"aws_ops"`
+	// DurationMS is the handler's time (the runner's batch, the
+	// webhook's request), without the Lambda runtime's own.
+	DurationMS float64 `json:"duration_ms"`
 }
 
 func (l *invocationLog) Write(b []byte) (int, error) {
@@ -373,6 +380,48 @@ func TestTurnAWSCalls(t *testing.T) {
 	if turnCalls(last) != turnCalls(first) {
 		t.Errorf("turn %d makes %d runner AWS calls, turn 1 makes %d (config reads aside); want the same", turns, turnCalls(last), turnCalls(first))
 	}
+	reportTurnCost(t, batches[:turns], requests)
+}
+
+// reportTurnCost prints what 1,000 plain turns cost at arm64 list prices
+// from the last turn's counted calls (cached reads aside) and the mean
+// measured handler times, beside the README's estimate
+// (cost.EstimatePer1000PlainTurns), and checks that the counted calls are
+// the per-turn profile every cost line prices (cost.TurnCalls).
+func reportTurnCost(t *testing.T, batches, requests []invocation) {
+	t.Helper()
+	last := len(batches) - 1
+	counted := opCounts(turnOps(batches[last]) + " " + turnOps(requests[last]))
+	if diff := cmp.Diff(cost.TurnCalls, counted); diff != "" {
+		t.Errorf("a plain turn's counted calls differ from cost.TurnCalls (-profile +counted):\n%s", diff)
+	}
+	mean := func(invs []invocation) time.Duration {
+		var sum float64
+		for _, inv := range invs {
+			sum += inv.DurationMS
+		}
+		return time.Duration(sum / float64(len(invs)) * float64(time.Millisecond))
+	}
+	runner, webhook := mean(batches), mean(requests)
+	if runner <= 0 || webhook <= 0 {
+		t.Fatalf("no handler durations logged (runner %s, webhook %s)", runner, webhook)
+	}
+	calls, _ := cost.ListPrices.Calls(counted)
+	measured := cost.ListPrices.Per1000(counted, runner, webhook)
+	t.Logf("BENCH cost_per_1000_turns measured=%s readme_estimate=%s (calls %s; runner mean %s at %d MB, webhook mean %s at %d MB; %s us-east-1 list prices; the model and the trigger's own SQS polls not included)",
+		cost.FormatUSD(measured), cost.FormatUSD(cost.EstimatePer1000PlainTurns()), cost.FormatUSD(1000*calls),
+		runner.Round(time.Microsecond), cost.RunnerMemoryMB, webhook.Round(time.Microsecond), cost.WebhookMemoryMB, cost.DeployedArch)
+}
+
+// opCounts reads "Service.Op=n" fields into counts.
+func opCounts(ops string) map[string]int {
+	out := map[string]int{}
+	for _, field := range strings.Fields(ops) {
+		name, n, _ := strings.Cut(field, "=")
+		c, _ := strconv.Atoi(n)
+		out[name] += c
+	}
+	return out
 }
 
 // turnOps is an invocation's AWS calls ("Service.Op=n", sorted) without
