@@ -10,9 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
-	"strconv"
 	"testing"
 	"time"
 
