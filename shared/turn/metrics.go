@@ -56,11 +56,12 @@ func (p *Processor) startMeter(ctx context.Context, m inbound.Message) (context.
 // (AWS calls and Lambda time, at list prices) becomes the last turn's and
 // is added to the session's total; a command's or compaction's is added
 // to the total only. A retry before the commit starts again from the
-// stored entry, so a turn is charged once.
-func (p *Processor) chargeTurn(ctx context.Context, e *session.Entry, out turnOutput, modelTurn bool) {
+// stored entry, so a turn is charged once. It returns the cost (the run
+// record keeps it).
+func (p *Processor) chargeTurn(ctx context.Context, e *session.Entry, out turnOutput, modelTurn bool) float64 {
 	mt := meterOf(ctx)
 	if mt.start.IsZero() {
-		return
+		return 0
 	}
 	turnCalls, _ := mt.turnCalls(p.callsSoFar(ctx))
 	infra := cost.ListPrices.Turn(turnCalls, time.Since(mt.start), cost.RunnerMemoryMB)
@@ -68,6 +69,7 @@ func (p *Processor) chargeTurn(ctx context.Context, e *session.Entry, out turnOu
 	if modelTurn {
 		e.LastInputTokens, e.LastOutputTokens, e.LastInfraCostUSD = out.usage.Input, out.usage.Output, infra
 	}
+	return infra
 }
 
 // turnCalls are the calls made since the meter started, and their count.
@@ -116,4 +118,13 @@ func (mt *meter) ranModel(took time.Duration, usage model.Usage, cfg *config.Con
 	if price, ok := cfg.ModelCost(ref); ok {
 		mt.modelUSD = cost.Tokens(usage.Input, usage.Output, price.Input, price.Output)
 	}
+}
+
+// setInfraCost puts the turn's infrastructure cost on the run's prepared
+// outcome (the commit writes it); nothing without a run or an outcome.
+func (rt *runTracker) setInfraCost(usd float64) {
+	if rt == nil || rt.outcome == nil {
+		return
+	}
+	rt.outcome.Record.InfraCostUSD = usd
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/zero-gateway/zero/shared/cost"
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/metrics"
+	"github.com/zero-gateway/zero/shared/run"
 )
 
 // recordedMetrics keeps the turns the engine measured.
@@ -126,8 +127,13 @@ func TestTurnMetricsAsEMF(t *testing.T) {
 // turn's, a command's leave them; /status reports them.
 func TestTurnCharged(t *testing.T) {
 	r := newRig()
+	runs := r.useRuns()
 	r.handle(t, msg(1, "hello there"))
 	first := *r.entry(t, "agent:main:main")
+	// The run record keeps the turn's cost, for the control page's runs.
+	if rec, err := runs.Get(context.Background(), run.NewID(msg(1, "").ID)); err != nil || rec.InfraCostUSD != first.LastInfraCostUSD {
+		t.Errorf("run record infra cost %g (%v); want the turn's %g", rec.InfraCostUSD, err, first.LastInfraCostUSD)
+	}
 	if first.LastInfraCostUSD <= 0 || first.InfraCostUSD != first.LastInfraCostUSD || first.LastInputTokens <= 0 || first.LastOutputTokens <= 0 {
 		t.Fatalf("after one turn: last %g total %g tokens %d/%d; want the turn's cost and tokens",
 			first.LastInfraCostUSD, first.InfraCostUSD, first.LastInputTokens, first.LastOutputTokens)

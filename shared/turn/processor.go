@@ -201,7 +201,8 @@ func (p *Processor) turn(ctx context.Context, t *turnState, snap sessionstate.Sn
 	}
 	out.text = withResetNotice(resetNotice(t, p.Now()), out.text) // reset_notice.go
 	history = out.apply(&entry, history, t)
-	p.chargeTurn(ctx, &entry, out, t.plan.Step == StepRun) // metrics.go
+	out.infraUSD = p.chargeTurn(ctx, &entry, out, t.plan.Step == StepRun) // metrics.go
+	t.run.setInfraCost(out.infraUSD)
 	if out.compaction != nil {
 		split = contextstore.Split{} // the context was replaced: its old base is no prefix of it
 	}
@@ -662,6 +663,7 @@ type turnOutput struct {
 	compaction *compaction.Compaction // the context was compacted before the run
 	stopped    bool                   // /stop interrupted the run
 	absorbed   *orphans               // orphan parts taken in before the turn's own part; nil: none
+	infraUSD   float64                // the turn's infrastructure cost up to its commit (metrics.go)
 }
 
 // complete runs the agent loop. Retryable model failures return an error
