@@ -32,7 +32,7 @@ const (
 	InfraCost    = "InfraCostUSD" // the turn's AWS calls and Lambda time, list prices
 	ModelCost    = "ModelCostUSD" // the turn's tokens at the configured model price
 	Failures     = "TurnFailures" // 1 when the attempt failed (it is retried)
-	MessageAge   = "MessageAge"   // from the message's arrival to the turn's start, ms
+	MessageAge   = "MessageAge"   // from the message's time at the edge (inbound.Message.ReceivedAt: Telegram's date) to the turn's start, ms
 )
 
 // Names are every metric a turn's line carries, in its order.

@@ -27,6 +27,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/zero-gateway/zero/shared/cost"
+	"github.com/zero-gateway/zero/shared/metrics"
 	"github.com/zero-gateway/zero/shared/ssmparam"
 	"github.com/zero-gateway/zero/shared/telegram/telegramtest"
 	"github.com/zero-gateway/zero/shared/workspace"
@@ -39,6 +40,10 @@ type invocationLog struct {
 	mu sync.Mutex
 	// batches are the runner's, requests the webhook's.
 	batches, requests []invocation
+	// emf are the runner's EMF metric lines (shared/metrics), as
+	// CloudWatch reads them; emfErrs the lines it would refuse.
+	emf     []metrics.Parsed
+	emfErrs []error
 }
 
 type invocation struct {
@@ -62,6 +67,17 @@ func (l *invocationLog) Write(b []byte) (int, error) {
 		}
 		_, js, ok := strings.Cut(line, "{")
 		if !ok {
+			continue
+		}
+		if strings.Contains(js, `"_aws"`) {
+			p, err := metrics.Check([]byte("{" + js))
+			l.mu.Lock()
+			if err != nil {
+				l.emfErrs = append(l.emfErrs, fmt.Errorf("%w: %s", err, line))
+			} else {
+				l.emf = append(l.emf, p)
+			}
+			l.mu.Unlock()
 			continue
 		}
 		var inv invocation
@@ -381,6 +397,31 @@ func TestTurnAWSCalls(t *testing.T) {
 		t.Errorf("turn %d makes %d runner AWS calls, turn 1 makes %d (config reads aside); want the same", turns, turnCalls(last), turnCalls(first))
 	}
 	reportTurnCost(t, batches[:turns], requests)
+	checkTurnMetrics(t, logs, turns)
+}
+
+// checkTurnMetrics: the runner wrote one valid EMF line per turn, with the
+// turn's own AWS calls (the commit's and the record's at least), a cost,
+// tokens, no failure, and the function's name as the dimension.
+func checkTurnMetrics(t *testing.T, logs *invocationLog, turns int) {
+	t.Helper()
+	logs.mu.Lock()
+	emf, errs := slices.Clone(logs.emf), slices.Clone(logs.emfErrs)
+	logs.mu.Unlock()
+	if len(errs) > 0 {
+		t.Fatalf("runner EMF lines CloudWatch would refuse: %v", errs)
+	}
+	if len(emf) != turns {
+		t.Fatalf("%d EMF lines for %d turns; want one per turn", len(emf), turns)
+	}
+	for i, p := range emf {
+		v := p.Values
+		if p.Namespace != metrics.Namespace || p.Dimensions[metrics.FunctionDimension] == "" || v[metrics.Failures] != 0 ||
+			v[metrics.AWSCalls] < 3 || v[metrics.InfraCost] <= 0 || v[metrics.OutputTokens] <= 0 || v[metrics.TurnLatency] <= 0 {
+			t.Errorf("turn %d metrics %+v; want namespace ZERO, a Function, no failure, >= 3 AWS calls, a cost, tokens and a latency", i+1, p)
+		}
+	}
+	t.Logf("BENCH turn_metrics last=%v", emf[len(emf)-1].Values)
 }
 
 // reportTurnCost prints what 1,000 plain turns cost at arm64 list prices
