@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/zero-gateway/zero/cmd/zero/devstack/template"
+	"github.com/zero-gateway/zero/shared/cost"
 	"github.com/zero-gateway/zero/shared/metrics"
 )
 
@@ -69,6 +70,17 @@ func TestTemplateDashboardAndAlarms(t *testing.T) {
 		for _, name := range metrics.Names {
 			if !shown[name] {
 				t.Errorf("the runner emits %s but the dashboard does not show it", name)
+			}
+		}
+	})
+	// The price table prices the functions as the template deploys them.
+	t.Run("memory and architecture the cost lines price", func(t *testing.T) {
+		for id, wantMB := range map[string]int{"Runner": cost.RunnerMemoryMB, "TelegramWebhook": cost.WebhookMemoryMB} {
+			props := tmpl.Resources[id].Properties
+			got := map[string]any{"MemorySize": props["MemorySize"], "Architectures": props["Architectures"]}
+			want := map[string]any{"MemorySize": float64(wantMB), "Architectures": []any{string(cost.DeployedArch)}}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("%s (-priced +template):\n%s", id, diff)
 			}
 		}
 	})

@@ -150,8 +150,8 @@ func (p Prices) Lambda(d time.Duration, memoryMB, invocations int) float64 {
 	return gbSeconds*p.LambdaGBSecond + float64(invocations)*p.LambdaRequest
 }
 
-// RunnerMemoryMB is the runner function's memory (template.yaml; a devstack
-// test checks they agree).
+// RunnerMemoryMB is the runner function's memory (template.yaml;
+// TestTemplateDashboardAndAlarms in functions/runner checks they agree).
 const RunnerMemoryMB = 256
 
 // Scheduler prices n EventBridge Scheduler invocations (cron jobs firing).
