@@ -47,7 +47,7 @@ func (p *Processor) startMeter(ctx context.Context, m inbound.Message) (context.
 		if p.Metrics == nil || err == nil && !mt.ran {
 			return
 		}
-		p.Metrics.Turn(ctx, mt.measure(time.Since(mt.start), p.callsSoFar(ctx), err != nil))
+		p.Metrics.Turn(ctx, mt.measure(p.prices(), time.Since(mt.start), p.callsSoFar(ctx), err != nil))
 	}
 }
 
@@ -64,7 +64,7 @@ func (p *Processor) chargeTurn(ctx context.Context, e *session.Entry, out turnOu
 		return 0
 	}
 	turnCalls, _ := mt.turnCalls(p.callsSoFar(ctx))
-	infra := cost.ListPrices.Turn(turnCalls, time.Since(mt.start), cost.RunnerMemoryMB)
+	infra := p.prices().Turn(turnCalls, time.Since(mt.start), cost.RunnerMemoryMB)
 	e.InfraCostUSD += infra
 	if modelTurn {
 		e.LastInputTokens, e.LastOutputTokens, e.LastInfraCostUSD = out.usage.Input, out.usage.Output, infra
@@ -86,14 +86,22 @@ func (mt *meter) turnCalls(calls map[string]int) (map[string]int, int) {
 
 // measure is the meter's Turn for a handling that took latency and left
 // the session's call tally at calls.
-func (mt *meter) measure(latency time.Duration, calls map[string]int, failed bool) metrics.Turn {
+func (mt *meter) measure(prices cost.Prices, latency time.Duration, calls map[string]int, failed bool) metrics.Turn {
 	turnCalls, n := mt.turnCalls(calls)
 	return metrics.Turn{
 		Latency: latency, ModelLatency: mt.model, MessageAge: mt.age,
 		InputTokens: mt.usage.Input, OutputToks: mt.usage.Output, AWSCalls: n,
-		InfraUSD: cost.ListPrices.Turn(turnCalls, latency, cost.RunnerMemoryMB),
+		InfraUSD: prices.Turn(turnCalls, latency, cost.RunnerMemoryMB),
 		ModelUSD: mt.modelUSD, Failed: failed,
 	}
+}
+
+// prices are p.Prices, else cost.ListPrices.
+func (p *Processor) prices() cost.Prices {
+	if p.Prices != nil {
+		return *p.Prices
+	}
+	return cost.ListPrices
 }
 
 func (p *Processor) callsSoFar(ctx context.Context) map[string]int {

@@ -13,6 +13,7 @@ import (
 	"github.com/zero-gateway/zero/shared/compaction"
 	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/contextstore"
+	"github.com/zero-gateway/zero/shared/cost"
 	"github.com/zero-gateway/zero/shared/delivery"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
@@ -99,6 +100,9 @@ type Processor struct {
 	// Metrics receives each handled message's measurements (metrics.go);
 	// nil: none are taken.
 	Metrics TurnMetrics
+	// Prices price a turn's AWS calls and Lambda time (the region's, for
+	// the deployed architecture); nil: cost.ListPrices (us-east-1).
+	Prices *cost.Prices
 }
 
 // Handle processes m. attempt is the delivery count (1 on first delivery).
