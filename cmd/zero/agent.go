@@ -36,8 +36,9 @@ type agentReport struct {
 	Reply      string `json:"reply"`
 }
 
-// runAgent is `zero agent`: start a run of the agent on a message and,
-// with --wait, wait for it and print the reply.
+// runAgent is `zero agent`: start a run of the agent on a message, wait
+// for it and print the reply; with --no-wait, print the run id only (for
+// scripts). --wait is the default and stays accepted.
 func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("zero agent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -45,20 +46,24 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	conn.register(fs)
 	message := fs.String("message", "", "the message to the agent (required)")
 	sessionKey := fs.String("session", "", "the session `key` (default: the gateway's main session)")
-	wait := fs.Bool("wait", false, "wait for the run to end and print the reply")
-	timeout := fs.Duration("timeout", 120*time.Second, "with --wait, how long to wait in all")
+	wait := fs.Bool("wait", true, "wait for the run to end and print the reply (the default)")
+	noWait := fs.Bool("no-wait", false, "print the run id and exit without waiting (for scripts)")
+	timeout := fs.Duration("timeout", 120*time.Second, "how long to wait for the reply in all")
 	idempotencyKey := fs.String("idempotency-key", "", "the run's idempotency `key`: the same key starts one run only (default: a random one)")
 	deliver := fs.Bool("deliver", false, "also deliver the reply on the session's channel")
 	channel := fs.String("channel", "", "with --deliver, the channel to deliver on")
 	to := fs.String("to", "", "with --deliver, the recipient on that channel")
-	asJSON := fs.Bool("json", false, "print JSON: the accepted run, or with --wait {runId, sessionKey, status, startedAt, endedAt, reply}")
+	asJSON := fs.Bool("json", false, "print JSON: {runId, sessionKey, status, startedAt, endedAt, reply}, or with --no-wait the accepted run")
 	if err := parseFlags(fs, stderr, args,
-		"zero agent --message TEXT [--session KEY] [--wait] [--timeout 120s] [--idempotency-key K] [--json] [--url URL] [--token TOKEN]",
+		"zero agent --message TEXT [--session KEY] [--no-wait] [--timeout 120s] [--idempotency-key K] [--json] [--url URL] [--token TOKEN]",
 		[]string{
-			"Sends TEXT to the agent (method agent) and prints the run id; with --wait, waits",
-			"for the run (agent.wait) and prints its reply.",
+			"Sends TEXT to the agent (method agent), waits for the run (agent.wait) and prints",
+			"its reply; with --no-wait, prints the run id and exits.",
 		}, ` (quote the message: --message "...")`); err != nil {
 		return err
+	}
+	if *noWait {
+		*wait = false
 	}
 	if strings.TrimSpace(*message) == "" {
 		fs.Usage()

@@ -95,14 +95,14 @@ func TestAgent(t *testing.T) {
 	}{
 		{
 			name:        "no wait prints the run id",
-			args:        []string{"--message", "hello"},
+			args:        []string{"--message", "hello", "--no-wait"},
 			wantStdout:  "run-1\n",
 			wantMethods: []string{"agent"},
 			wantAgent:   map[string]any{"message": "hello"},
 		},
 		{
 			name:        "no wait json",
-			args:        []string{"--message", "hello", "--json", "--session", "agent:main:work", "--idempotency-key", "k-1"},
+			args:        []string{"--message", "hello", "--no-wait", "--json", "--session", "agent:main:work", "--idempotency-key", "k-1"},
 			wantJSON:    map[string]any{"runId": "run-1", "status": "accepted", "sessionKey": "agent:main:work"},
 			wantMethods: []string{"agent"},
 			wantAgent:   map[string]any{"message": "hello", "sessionKey": "agent:main:work", "idempotencyKey": "k-1"},
@@ -113,6 +113,13 @@ func TestAgent(t *testing.T) {
 			waits:       []string{"timeout", "timeout", "ok"},
 			wantStdout:  "Hi there.\nHow can I help?\n",
 			wantMethods: []string{"agent", "agent.wait", "agent.wait", "agent.wait", "agent.events", "chat.history"},
+		},
+		{
+			name:        "waits and prints the reply by default",
+			args:        []string{"--message", "hello"},
+			waits:       []string{"ok"},
+			wantStdout:  "Hi there.\nHow can I help?\n",
+			wantMethods: []string{"agent", "agent.wait", "agent.events", "chat.history"},
 		},
 		{
 			name:        "wait json",
@@ -145,7 +152,7 @@ func TestAgent(t *testing.T) {
 		{name: "no message", args: []string{"--wait"}, wantErr: "--message is required", wantMethods: []string{}},
 		{name: "stray argument", args: []string{"--message", "hi", "there"}, wantErr: "takes no arguments", wantMethods: []string{}},
 		{name: "bad timeout", args: []string{"--message", "hi", "--wait", "--timeout", "0s"}, wantErr: "--timeout must be positive", wantMethods: []string{}},
-		{name: "wrong token", args: []string{"--message", "hi", "--token", "nope"}, wantErr: "gateway agent: unauthorized (HTTP 401)", wantMethods: []string{}},
+		{name: "wrong token", args: []string{"--message", "hi", "--no-wait", "--token", "nope"}, wantErr: "gateway agent: unauthorized (HTTP 401)", wantMethods: []string{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -133,7 +133,7 @@ func (s *devSettings) orGenerate(spec secret.Spec) (value string, generated bool
 }
 
 func runDev(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	opts, err := parseDevFlags(args, stderr)
+	opts, full, err := parseDevFlags(args, stderr)
 	if err != nil {
 		return err
 	}
@@ -146,9 +146,8 @@ func runDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	logf := func(format string, a ...any) {
-		fmt.Fprintf(stderr, "%s zero dev: %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, a...))
-	}
+	startup := &startupLog{out: stderr, full: full, now: time.Now}
+	logf := startup.logf
 	for _, n := range settings.notes {
 		logf("note: %s", n)
 	}
@@ -167,14 +166,19 @@ func runDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	opts.Output, opts.Logf = stderr, logf
 	st, err := devstack.Start(ctx, opts)
 	if err != nil {
+		startup.failed()
 		return fmt.Errorf("start local stack: %w", err)
 	}
 	defer st.Close()
+	startup.started()
 	if conf.loc.path != "" {
 		w := newConfigWatcher(conf.loc.path, conf.stamp, st.PutConfig, logf)
 		go w.run(ctx, configPollInterval)
 	}
-	printDevBanner(stdout, st, settings, conf)
+	if full {
+		fmt.Fprint(stdout, "\n"+st.Describe())
+	}
+	newDevBanner(st, settings, conf, full).print(stdout) // dev_banner.go
 
 	<-ctx.Done()
 	// A second Ctrl-C quits at once; children die with us (Pdeathsig).
@@ -187,7 +191,7 @@ func runDev(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 
 // parseDevFlags reads zero dev's flags into the stack's options (the
 // parameters, secrets and config come from the environment).
-func parseDevFlags(args []string, stderr io.Writer) (devstack.Options, error) {
+func parseDevFlags(args []string, stderr io.Writer) (opts devstack.Options, full bool, err error) {
 	fs := flag.NewFlagSet("zero dev", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { devUsage(stderr, fs) }
@@ -198,21 +202,22 @@ func parseDevFlags(args []string, stderr io.Writer) (devstack.Options, error) {
 	pollWait := fs.Duration("poll-wait", 5*time.Second, "SQS long-poll wait of the queue triggers, 1s-20s (Ctrl-C waits for an open poll to end, so that no message stays hidden)")
 	pools := fs.String("pool", "", "RIE processes per function, e.g. Runner=4,TelegramWebhook=2")
 	verbose := fs.Bool("v", false, "also show the RIE's per-invocation log lines")
+	fullFlag := fs.Bool("full", false, "show every startup step and list every route, queue, function, trigger, output and skipped resource")
 	if err := fs.Parse(args); err != nil {
-		return devstack.Options{}, err
+		return devstack.Options{}, false, err
 	}
 	if fs.NArg() > 0 {
 		fs.Usage()
-		return devstack.Options{}, fmt.Errorf("zero dev takes no arguments, got %q", fs.Args())
+		return devstack.Options{}, false, fmt.Errorf("zero dev takes no arguments, got %q", fs.Args())
 	}
 	sizes, err := parsePoolSizes(*pools)
 	if err != nil {
-		return devstack.Options{}, err
+		return devstack.Options{}, false, err
 	}
 	return devstack.Options{
 		Root: *root, Prefix: *prefix, EmulatorAddr: *emu, FrontAddr: *addr,
 		PollWait: *pollWait, PoolSizes: sizes, Verbose: *verbose,
-	}, nil
+	}, *fullFlag, nil
 }
 
 // devUsage is zero dev's help.
@@ -237,42 +242,6 @@ watched: valid edits apply within seconds, invalid ones are reported and not app
 
 `)
 	fs.PrintDefaults()
-}
-
-// printDevBanner tells the user where everything runs and how to try it.
-func printDevBanner(stdout io.Writer, st *devstack.Stack, settings devSettings, conf devConfig) {
-	fmt.Fprintln(stdout)
-	fmt.Fprint(stdout, st.Describe())
-	fmt.Fprintln(stdout)
-	if st.EmulatorStarted {
-		fmt.Fprintf(stdout, "moto was started on %s and stops with zero dev.\n", st.EndpointURL)
-	}
-	secretArg := "$TELEGRAM_WEBHOOK_SECRET"
-	if settings.generated {
-		fmt.Fprintf(stdout, "webhook secret (generated; export TELEGRAM_WEBHOOK_SECRET to fix it): %s\n", settings.secret)
-		secretArg = settings.secret
-	} else {
-		fmt.Fprintln(stdout, "webhook secret: from $TELEGRAM_WEBHOOK_SECRET")
-	}
-	fmt.Fprintf(stdout, "model: %s\n", settings.params["ZeroModel"])
-	fmt.Fprintf(stdout, "gateway: %s/rpc (token %s; export ZERO_GATEWAY_URL=%s ZERO_GATEWAY_TOKEN=%s for the zero CLI)\n",
-		st.FrontURL, settings.gatewayToken, st.FrontURL, settings.gatewayToken)
-	fmt.Fprintf(stdout, "control page and WebChat: %s/ (sign in with the gateway token)\n", st.FrontURL)
-	fmt.Fprintf(stdout, "hooks: %s/hooks/agent and /hooks/wake (Authorization: Bearer %s; export ZERO_HOOKS_TOKEN to fix it)\n",
-		st.FrontURL, settings.hooksToken)
-	if conf.loc.exists {
-		fmt.Fprintf(stdout, "config: %s (edits apply within seconds)\n\n", conf.loc.path)
-	} else {
-		fmt.Fprintf(stdout, "config: %s\n\n", devConfigNotice)
-	}
-	fmt.Fprintln(stdout, "Try it:")
-	fmt.Fprintf(stdout, "  curl -sS -X POST '%s%s' \\\n", st.FrontURL, telegramPath(st.Resources.Routes))
-	fmt.Fprintln(stdout, "    -H 'Content-Type: application/json' \\")
-	fmt.Fprintf(stdout, "    -H \"X-Telegram-Bot-Api-Secret-Token: %s\" \\\n", secretArg)
-	fmt.Fprintln(stdout, "    --data @events/telegram-private-text.json")
-	fmt.Fprintln(stdout)
-	fmt.Fprintln(stdout, "AWS CLI against the emulator: aws --endpoint-url "+st.EndpointURL+" sqs list-queues")
-	fmt.Fprintln(stdout, "Ctrl-C stops everything.")
 }
 
 // configPollInterval is how often `zero dev` looks at zero.json for edits.

@@ -127,7 +127,7 @@ func TestAgainstGateway(t *testing.T) {
 		wantErr    string
 	}{
 		{name: "status before any session", args: []string{"status"}, wantStdout: []string{"reachable:       yes (ok)", "config version:  7", "sessions:        none"}},
-		{name: "agent without wait", args: []string{"agent", "--message", "first", "--idempotency-key", "cli-1"}, wantStdout: []string{"run_"}},
+		{name: "agent without wait", args: []string{"agent", "--message", "first", "--no-wait", "--idempotency-key", "cli-1"}, wantStdout: []string{"run_"}},
 		{name: "agent wait", args: []string{"agent", "--message", "hello", "--wait", "--timeout", "20s"}, wantStdout: []string{"echo: hello\n"}},
 		{name: "sessions table", args: []string{"sessions"}, wantStdout: []string{"KEY", "TOKENS", "LABEL", "agent:main:main", "just now", "1.5k/200k", "cli"}},
 		{name: "sessions filtered", args: []string{"sessions", "--active", "5", "--limit", "1", "--agent", "main", "--json"}, wantStdout: []string{`"sessions": [`, `"key": "agent:main:main"`, `"transcriptPath"`}},

@@ -46,7 +46,7 @@ var commands = map[string]command{
 	"tools":     {summary: "which tools the policy allows a run, which ZERO provides, and why (--agent ID --model P/M --sandbox --subagent --json)", run: runTools},
 	"status":    {summary: "the gateway: reachable or not, config version, recent sessions (--json --url URL --token TOKEN)", run: runStatus},
 	"sessions":  {summary: "the gateway's sessions (--json --active MINUTES --limit N --agent ID)", run: runSessions},
-	"agent":     {summary: "send a message to the agent; with --wait print the reply (--message TEXT --session KEY --wait --timeout 120s --json)", run: runAgent},
+	"agent":     {summary: "send a message to the agent and print the reply (--message TEXT --session KEY --no-wait --timeout 120s --json)", run: runAgent},
 	"chat":      {summary: "talk to the agent: each line read is sent, each reply printed (--session KEY --timeout 120s)", run: runChat},
 	"gateway":   {summary: "call a gateway API method (call METHOD --params JSON --json)", run: runGateway},
 	"discord":   {summary: "register the slash commands (register-commands --guild ID --dry-run --json), how to set the endpoint (set-endpoint --url URL)", run: runDiscord},

@@ -51,9 +51,10 @@ func main() {
 	lambda.Start(func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
 		// One invocation at a time per instance, so the counter is per batch.
 		calls.Reset()
+		start := time.Now()
 		resp := app.consumer.Consume(ctx, ev)
 		logger.InfoContext(ctx, "batch done", "records", len(ev.Records), "failed", len(resp.BatchItemFailures),
-			"aws_calls", calls.Total(), "aws_ops", calls.String())
+			"aws_calls", calls.Total(), "aws_ops", calls.String(), "duration_ms", float64(time.Since(start).Microseconds())/1000)
 		return resp, nil
 	})
 }

@@ -72,6 +72,30 @@ func newRunner(t *testing.T, model string, extraEnv map[string]string) (*turntes
 // counted on calls.
 func newCountedRunner(t *testing.T, model string, extraEnv map[string]string, calls *awsconfig.Counter) (*turntest.CrashStore, func(inbound.Message, int) events.SQSEventResponse, *telegramtest.Server) {
 	t.Helper()
+	app, tg := newRunnerApp(t, model, extraEnv, calls)
+	proc := app.proc
+	crash := &turntest.CrashStore{Store: proc.Store}
+	proc.Store = crash
+	return crash, sqsDeliverer(proc.Handle), tg
+}
+
+// sqsDeliverer delivers a message to handle as one SQS record, as the
+// queue trigger does.
+func sqsDeliverer(handle sqsqueue.Handler) func(inbound.Message, int) events.SQSEventResponse {
+	return func(m inbound.Message, attempt int) events.SQSEventResponse {
+		body, _ := json.Marshal(m)
+		ev := events.SQSEvent{Records: []events.SQSMessage{{
+			MessageId: "m-" + m.ID, Body: string(body),
+			Attributes: map[string]string{"ApproximateReceiveCount": fmt.Sprint(attempt), "MessageGroupId": m.QueueGroup()},
+		}}}
+		return sqsqueue.Consume(context.Background(), ev, handle)
+	}
+}
+
+// newRunnerApp is the runner's app wired as main does, on the provisioned
+// resources, replying to a fake Telegram.
+func newRunnerApp(t *testing.T, model string, extraEnv map[string]string, calls *awsconfig.Counter) (*app, *telegramtest.Server) {
+	t.Helper()
 	tg := telegramtest.New(t, "1:t")
 	values := map[string]string{secret.TelegramBotToken.Name: "1:t"}
 	env := map[string]string{
@@ -97,18 +121,7 @@ func newCountedRunner(t *testing.T, model string, extraEnv map[string]string, ca
 	if err != nil {
 		t.Fatal(err)
 	}
-	proc := app.proc
-	crash := &turntest.CrashStore{Store: proc.Store}
-	proc.Store = crash
-	deliver := func(m inbound.Message, attempt int) events.SQSEventResponse {
-		body, _ := json.Marshal(m)
-		ev := events.SQSEvent{Records: []events.SQSMessage{{
-			MessageId: "m-" + m.ID, Body: string(body),
-			Attributes: map[string]string{"ApproximateReceiveCount": fmt.Sprint(attempt), "MessageGroupId": m.QueueGroup()},
-		}}}
-		return sqsqueue.Consume(context.Background(), ev, proc.Handle)
-	}
-	return crash, deliver, tg
+	return app, tg
 }
 
 func message(t *testing.T, text string) inbound.Message {

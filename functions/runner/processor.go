@@ -1,6 +1,9 @@
 package main
 
 import (
+	"github.com/aws/aws-lambda-go/lambdacontext"
+	"github.com/zero-gateway/zero/shared/cost"
+	"github.com/zero-gateway/zero/shared/metrics"
 	"log/slog"
 	"time"
 
@@ -42,7 +45,8 @@ type deps struct {
 func newProcessor(s settings.Runner, d deps, models map[string]model.Client, senders map[string]turn.Sender) *turn.Processor {
 	s3Client := s3.NewFromConfig(d.aws, func(o *s3.Options) { o.UsePathStyle = s.Endpoints.S3PathStyle() })
 	bucket := s3store.New(s3Client, s.Bucket)
-	def, _ := s.DefaultModel() // checked by Validate
+	def, _ := s.DefaultModel()                             // checked by Validate
+	prices, _ := cost.For(d.aws.Region, cost.DeployedArch) // a region the table lacks: us-east-1's
 	return &turn.Processor{
 		Store:      d.store,
 		Runs:       d.store.Runs(),
@@ -67,6 +71,10 @@ func newProcessor(s settings.Runner, d deps, models map[string]model.Client, sen
 		System:       systemPrompt,
 		Log:          d.log,
 		Now:          time.Now,
+		// Each turn's CloudWatch metrics, as EMF lines in the function's
+		// logs (no API call); template.yaml's dashboard and alarms read them.
+		Metrics: metrics.NewEMF(d.log, lambdacontext.FunctionName),
+		Prices:  &prices,
 	}
 }
 

@@ -53,6 +53,7 @@ var roles = map[string]string{
 	"attachment":   "core", // a message's image attachments for a run: fetched and checked, or a note; the transcript's reference lines
 	"delivery":     "core", // sending to a chat through its channel's Sender, and the outbox's announces: put, queued, delivered, settled
 	"cost":         "core", // AWS list prices: a run's infrastructure cost from its call counts and Lambda time
+	"metrics":      "core", // a turn's CloudWatch metrics as EMF log lines (no AWS call)
 	"memory":       "core", // memory_search / memory_get: BM25 over MEMORY.md and memory/**/*.md, cached per agent
 	"untrusted":    "core", // the envelope around external content (hooks, web tools)
 	"webfetch":     "core", // web_fetch: SSRF guard on the dialed address, limits, readable-content extraction

@@ -72,6 +72,7 @@ type Session struct {
 	ResetByType    map[string]session.ResetPolicy // dm, group, thread; nil when unset
 	ResetByChannel map[string]session.ResetPolicy // by channel; nil when unset
 	ResetTriggers  []string                       // session.resetTriggers as written (trimmed, lower-cased); see Config.ResetTriggers
+	NoResetNotice  bool                           // session.resetNotice: false; the notice is on by default
 	SendPolicy     session.SendPolicy
 	AgentToAgent   AgentToAgent
 	// TimeZone is the IANA zone daily resets use: session.timeZone, else

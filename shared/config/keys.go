@@ -77,7 +77,10 @@ func resetKeys() []Key {
 		Key{Path: "session.idleMinutes", Kind: minutesKind, Help: "legacy idle-only reset, used when neither session.reset nor resetByType is set",
 			set: on(legacyIdleMinutes)},
 		Key{Path: "session.resetTriggers", Kind: listOf(nameKind), Help: "commands that reset a session, besides /new and /reset",
-			set: on(func(s *Session, v Value) { s.ResetTriggers = v.Strings() })})
+			set: on(func(s *Session, v Value) { s.ResetTriggers = v.Strings() })},
+		Key{Path: "session.resetNotice", Kind: boolKind, Default: true,
+			Help: "the reply that starts a new session after a daily or idle reset says so in one line (ZERO addition)",
+			set:  on(func(s *Session, v Value) { s.NoResetNotice = !v.Bool() })})
 }
 
 // resetPolicyKeys are the keys of one reset block.

@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"slices"
 
+	"github.com/zero-gateway/zero/shared/config"
+	"github.com/zero-gateway/zero/shared/cost"
 	"github.com/zero-gateway/zero/shared/fault"
+	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/run"
 	"github.com/zero-gateway/zero/shared/session"
 )
@@ -59,7 +62,7 @@ func (g *gateway) sessionsRuns(ctx context.Context, params json.RawMessage) (any
 	if err != nil {
 		return nil, err
 	}
-	res.Runs, err = g.runRows(ctx, turnRuns(parts))
+	res.Runs, err = g.runRows(ctx, cfg, turnRuns(parts))
 	return res, err
 }
 
@@ -93,7 +96,7 @@ func turnRuns(parts []TranscriptPart) []SessionRun {
 
 // runRows fills rows (at most 100) from their run records: one GetMany
 // when Runs has it, else a Get each (a missing record stays "unknown").
-func (g *gateway) runRows(ctx context.Context, rows []SessionRun) ([]SessionRun, error) {
+func (g *gateway) runRows(ctx context.Context, cfg *config.Config, rows []SessionRun) ([]SessionRun, error) {
 	if len(rows) == 0 {
 		return []SessionRun{}, nil
 	}
@@ -108,9 +111,27 @@ func (g *gateway) runRows(ctx context.Context, rows []SessionRun) ([]SessionRun,
 	for i := range rows {
 		if rec, ok := recs[rows[i].RunID]; ok {
 			rows[i].fill(rec)
+			rows[i].price(cfg, rec)
 		}
 	}
 	return rows, nil
+}
+
+// price sets the row's model cost (at the configured price of the run's
+// model) and infrastructure cost (as the run recorded it).
+func (r *SessionRun) price(cfg *config.Config, rec run.Record) {
+	if rec.InfraCostUSD > 0 {
+		infra := rec.InfraCostUSD
+		r.InfraCostUSD = &infra
+	}
+	ref, err := model.ParseRef(rec.Model)
+	if err != nil {
+		return
+	}
+	if p, ok := cfg.ModelCost(ref); ok {
+		usd := cost.Tokens(rec.Usage.Input, rec.Usage.Output, p.Input, p.Output)
+		r.ModelCostUSD = &usd
+	}
 }
 
 // runRecords reads the records of ids by run id.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -58,7 +59,8 @@ func seedRuns(f *fixture) {
 	}
 	ctx := context.Background()
 	for i, rec := range []run.Record{
-		{RunID: run.NewID(runsMsgs[1]), Status: run.StatusOK, StartedAt: nowMS - 5000, EndedAt: nowMS - 3500, Model: "openai/gpt-5", Usage: run.Usage{Input: 1000, Output: 500, Total: 1500}},
+		{RunID: run.NewID(runsMsgs[1]), Status: run.StatusOK, StartedAt: nowMS - 5000, EndedAt: nowMS - 3500, Model: "openai/gpt-5", Usage: run.Usage{Input: 1000, Output: 500, Total: 1500},
+			InfraCostUSD: 0.00002},
 		{RunID: run.NewID(runsMsgs[2]), Status: run.StatusError, StartedAt: nowMS - 3000, EndedAt: nowMS - 1000, Model: "anthropic/claude-x", Error: "model refused"},
 	} {
 		start := rec
@@ -98,12 +100,16 @@ func (b *batchRuns) GetMany(ctx context.Context, ids []string) ([]run.Record, er
 func TestSessionsRuns(t *testing.T) {
 	all := []SessionRun{
 		{RunID: run.NewID(runsMsgs[2]), MessageID: runsMsgs[2], Seq: 3, Status: run.StatusError, StartedAt: nowMS - 3000, EndedAt: nowMS - 1000, DurationMs: 2000, Model: "anthropic/claude-x", Error: "model refused"},
-		{RunID: run.NewID(runsMsgs[1]), MessageID: runsMsgs[1], Seq: 2, Status: run.StatusOK, StartedAt: nowMS - 5000, EndedAt: nowMS - 3500, DurationMs: 1500, Model: "openai/gpt-5", Usage: run.Usage{Input: 1000, Output: 500, Total: 1500}},
+		{RunID: run.NewID(runsMsgs[1]), MessageID: runsMsgs[1], Seq: 2, Status: run.StatusOK, StartedAt: nowMS - 5000, EndedAt: nowMS - 3500, DurationMs: 1500, Model: "openai/gpt-5", Usage: run.Usage{Input: 1000, Output: 500, Total: 1500},
+			ModelCostUSD: usdPtr(0.00625), InfraCostUSD: usdPtr(0.00002)},
 		{RunID: run.NewID(runsMsgs[0]), MessageID: runsMsgs[0], Seq: 1, Status: RunStatusUnknown},
 	}
+	unpriced := slices.Clone(all)
+	unpriced[1].ModelCostUSD = nil
 	tests := []struct {
 		name      string
 		batch     bool // Runs has GetMany
+		unpriced  bool // the config prices no model
 		params    map[string]any
 		want      []SessionRun
 		wantCalls int // GetMany calls
@@ -113,11 +119,16 @@ func TestSessionsRuns(t *testing.T) {
 		{name: "by sessionId", params: map[string]any{"sessionId": runsSID}, want: all},
 		{name: "one batch read", batch: true, params: map[string]any{"sessionKey": runsKey, "limit": 1000}, want: all, wantCalls: 1},
 		{name: "a session without turns", batch: true, params: map[string]any{"sessionId": "c1"}, want: []SessionRun{}},
+		{name: "no model price: no model cost", unpriced: true, params: map[string]any{"sessionKey": runsKey}, want: unpriced},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			br := &batchRuns{}
-			f := newFixture(t, "", func(d *Deps) {
+			doc := pricedDoc
+			if tc.unpriced {
+				doc = ""
+			}
+			f := newFixture(t, doc, func(d *Deps) {
 				if tc.batch {
 					br.MemStore = d.Runs.(*runtest.MemStore)
 					d.Runs = br
@@ -220,3 +231,5 @@ func TestStatusDeadLetters(t *testing.T) {
 		})
 	}
 }
+
+func usdPtr(v float64) *float64 { return &v }

@@ -465,13 +465,15 @@ func (g *gateway) status(ctx context.Context, params json.RawMessage) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	listed, err := g.Sessions.List(ctx, session.ListQuery{AgentID: agentOr(cfg, ""), Limit: statusRows})
+	// The same listing as sessions.list without filters (only shorter), so
+	// `zero status` and `zero sessions` never disagree.
+	found, err := session.ListSessions(ctx, g.Sessions, g.listing(cfg, ListParams{}, statusRows, 0))
 	if err != nil {
 		return nil, err
 	}
-	rows := make([]Row, 0, len(listed))
-	for _, l := range listed {
-		rows = append(rows, rowOf(cfg, l.Key, l.Entry))
+	rows := make([]Row, 0, len(found))
+	for _, f := range found {
+		rows = append(rows, rowOf(cfg, f.Key, f.Entry))
 	}
 	version := ""
 	if g.Config != nil {

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"github.com/google/go-cmp/cmp"
 	"net/http"
 	"slices"
 	"strconv"
@@ -469,4 +470,33 @@ func TestHistoryReads(t *testing.T) {
 			t.Fatalf("messages %q; want the part after the gap", texts(t, got.Messages))
 		}
 	})
+}
+
+// TestStatusListsAsSessionsList: status's sessions are the first rows of
+// sessions.list without filters, so `zero status` and `zero sessions`
+// never disagree (status once listed the store raw, reserved keys too).
+func TestStatusListsAsSessionsList(t *testing.T) {
+	f := newFixture(t, "")
+	seedSessions(f)
+	var listed struct{ Sessions []Row }
+	f.call("sessions.list", map[string]any{}).decode(t, &listed)
+	var status StatusResult
+	f.call("status", map[string]any{}).decode(t, &status)
+	keys := func(rows []Row) []string {
+		var out []string
+		for _, r := range rows {
+			out = append(out, r.Key)
+		}
+		return out
+	}
+	want := keys(listed.Sessions)
+	if len(want) > statusRows {
+		want = want[:statusRows]
+	}
+	if len(want) == 0 {
+		t.Fatal("sessions.list listed nothing: the comparison would prove nothing")
+	}
+	if diff := cmp.Diff(want, keys(status.Sessions)); diff != "" {
+		t.Errorf("status sessions differ from sessions.list (-list +status):\n%s", diff)
+	}
 }

@@ -333,6 +333,11 @@ type SessionRun struct {
 	Model      string    `json:"model,omitempty"`
 	Usage      run.Usage `json:"usage,omitzero"`
 	Error      string    `json:"error,omitempty"`
+	// ModelCostUSD prices Usage at the model's price in models.providers
+	// (absent when it has none); InfraCostUSD is the run record's
+	// infrastructure cost (absent when not measured).
+	ModelCostUSD *float64 `json:"modelCostUsd,omitempty"`
+	InfraCostUSD *float64 `json:"infraCostUsd,omitempty"`
 }
 
 // ConfigGetResult is the result of config.get (which takes no params).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
@@ -21,8 +22,10 @@ func Start(logger *slog.Logger, calls *awsconfig.Counter, h http.Handler) {
 	handle := Handler(h, WithLogger(logger))
 	lambda.Start(func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
 		calls.Reset()
+		start := time.Now()
 		resp, err := handle(ctx, ev)
-		logger.InfoContext(ctx, "request done", "status", resp.StatusCode, "aws_calls", calls.Total(), "aws_ops", calls.String())
+		logger.InfoContext(ctx, "request done", "status", resp.StatusCode, "aws_calls", calls.Total(), "aws_ops", calls.String(),
+			"duration_ms", float64(time.Since(start).Microseconds())/1000)
 		return resp, err
 	})
 }

@@ -101,6 +101,10 @@ type Record struct {
 	Error      string `json:"error,omitempty"`
 	Usage      Usage  `json:"usage,omitzero"`
 	Model      string `json:"model,omitempty"`
+	// InfraCostUSD is what the run's turn cost ZERO's infrastructure up
+	// to its commit (its AWS calls and Lambda time at list prices,
+	// shared/cost); 0 when not measured.
+	InfraCostUSD float64 `json:"infraCostUsd,omitempty"`
 	// Reply is the run's final reply, cut to MaxReplyBytes (a terminal
 	// record only): what a waiting sessions_send returns.
 	Reply string `json:"reply,omitempty"`

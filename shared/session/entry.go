@@ -34,6 +34,14 @@ type Entry struct {
 	OutputTokens  int64  `json:"outputTokens,omitempty"`
 	TotalTokens   int64  `json:"totalTokens,omitempty"`
 	ContextTokens int64  `json:"contextTokens,omitempty"`
+	// The cost of the session's turns (ZERO additions, kept across resets
+	// like the token totals): the last turn's model tokens, and the
+	// infrastructure cost (AWS calls and Lambda time at list prices, USD)
+	// of the last turn and of every turn. /status reads them.
+	LastInputTokens  int64   `json:"lastInputTokens,omitempty"`
+	LastOutputTokens int64   `json:"lastOutputTokens,omitempty"`
+	InfraCostUSD     float64 `json:"infraCostUsd,omitempty"`
+	LastInfraCostUSD float64 `json:"lastInfraCostUsd,omitempty"`
 
 	// Per-session choices. A reset clears them (see Entry.Reset).
 	ModelOverride    string `json:"modelOverride,omitempty"`
@@ -155,5 +163,6 @@ func (e Entry) Reset(sessionID string) Entry {
 		LastChannel: e.LastChannel, LastTo: e.LastTo, LastAccountID: e.LastAccountID, LastThreadID: e.LastThreadID,
 		Model: e.Model, ModelProvider: e.ModelProvider,
 		InputTokens: e.InputTokens, OutputTokens: e.OutputTokens, TotalTokens: e.TotalTokens, ContextTokens: e.ContextTokens,
+		LastInputTokens: e.LastInputTokens, LastOutputTokens: e.LastOutputTokens, InfraCostUSD: e.InfraCostUSD, LastInfraCostUSD: e.LastInfraCostUSD,
 	}
 }

@@ -48,6 +48,9 @@ func Report(cfg *config.Config, s Session) string {
 	fmt.Fprintf(&b, "Model: %s (%s)\n", s.Model, source)
 	b.WriteString(ContextLine(e, s.History, s.Window) + "\n")
 	fmt.Fprintf(&b, "Thinking: %s · Verbose: %s\n", orDefault(e.ThinkingLevel, "off"), orDefault(e.VerboseLevel, "off"))
+	for _, line := range append(CostLines(cfg, e, s.Model), ResetLine(cfg, e)) { // cost.go
+		b.WriteString(line + "\n")
+	}
 	policy := "from config"
 	if e.SendPolicy != "" {
 		policy = "set for this session"

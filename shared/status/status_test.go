@@ -3,6 +3,7 @@ package status_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -74,8 +75,9 @@ func TestReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	updated := time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC).UnixMilli()
 	s := status.Session{Key: "agent:main:main", Model: model.Ref{Provider: "zero", Name: "echo"}, Window: 1000,
-		Entry: session.Entry{SessionID: "s1", TotalTokens: 250, ThinkingLevel: "low"}}
+		Entry: session.Entry{SessionID: "s1", TotalTokens: 250, ThinkingLevel: "low", UpdatedAt: updated, InfraCostUSD: 0.00003, LastInfraCostUSD: 0.00001}}
 	want := []string{
 		"ZERO is reachable.",
 		"Session: " + session.Display("agent:main:main", cfg.Keys()),
@@ -83,6 +85,9 @@ func TestReport(t *testing.T) {
 		"Model: zero/echo (default)",
 		"context: 250 / 1k (25%)",
 		"Thinking: low · Verbose: off",
+		"Model cost: n/a (no price for zero/echo in models.providers)",
+		"Infra cost: ≈$0.000010 last turn · ≈$0.000030 in all (AWS calls and Lambda time, arm64 list prices)",
+		"Next reset: 2026-11-29 04:00 UTC (daily at 04:00)",
 		"Sending: off (from config)",
 	}
 	if diff := cmp.Diff(want, strings.Split(status.Report(cfg, s), "\n")); diff != "" {
@@ -90,9 +95,52 @@ func TestReport(t *testing.T) {
 	}
 	s.Expired = true
 	s.Entry.ModelOverride, s.Entry.VerboseLevel, s.Entry.SendPolicy = "echo", "on", session.SendAllow
-	want[2], want[3], want[5], want[6] = "Session id: s1 (new: the previous session expired)", "Model: zero/echo (set for this session)",
+	want[2], want[3], want[5], want[9] = "Session id: s1 (new: the previous session expired)", "Model: zero/echo (set for this session)",
 		"Thinking: low · Verbose: on", "Sending: on (set for this session)"
 	if diff := cmp.Diff(want, strings.Split(status.Report(cfg, s), "\n")); diff != "" {
 		t.Errorf("report with the session's settings (-want +got):\n%s", diff)
+	}
+}
+
+func TestCostAndResetLines(t *testing.T) {
+	const priced = `{models: {providers: {openai: {models: [{id: "gpt-5", cost: {input: 1.25, output: 10}}]}}}`
+	updated := time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC).UnixMilli()
+	tests := []struct {
+		name string
+		doc  string
+		e    session.Entry
+		want []string
+	}{
+		{name: "priced model", doc: priced + `}`,
+			e: session.Entry{Model: "gpt-5", ModelProvider: "openai", InputTokens: 1_000_000, OutputTokens: 100_000, LastInputTokens: 2000, LastOutputTokens: 100,
+				InfraCostUSD: 0.0002, LastInfraCostUSD: 0.00002, UpdatedAt: updated},
+			want: []string{"Model cost: $0.0035 last turn · $2.2500 in all (openai/gpt-5 prices)",
+				"Infra cost: ≈$0.000020 last turn · ≈$0.00020 in all (AWS calls and Lambda time, arm64 list prices)",
+				"Next reset: 2026-11-29 04:00 UTC (daily at 04:00)"}},
+		{name: "idle reset in a time zone", doc: `{session: {timeZone: "America/Sao_Paulo", reset: {mode: "idle", idleMinutes: 30}}}`,
+			e: session.Entry{UpdatedAt: updated},
+			want: []string{"Model cost: n/a (no price for zero/echo in models.providers)",
+				"Infra cost: ≈$0 last turn · ≈$0 in all (AWS calls and Lambda time, arm64 list prices)",
+				"Next reset: 2026-11-28 07:30 -03 (idle 30 min)"}},
+		{name: "daily or idle", doc: `{session: {reset: {atHour: 5, idleMinutes: 60}}}`, e: session.Entry{UpdatedAt: updated},
+			want: []string{"Model cost: n/a (no price for zero/echo in models.providers)",
+				"Infra cost: ≈$0 last turn · ≈$0 in all (AWS calls and Lambda time, arm64 list prices)",
+				"Next reset: 2026-11-28 11:00 UTC (daily at 05:00 or idle 60 min)"}},
+		{name: "never", doc: `{session: {reset: {mode: "off"}}}`, e: session.Entry{UpdatedAt: updated},
+			want: []string{"Model cost: n/a (no price for zero/echo in models.providers)",
+				"Infra cost: ≈$0 last turn · ≈$0 in all (AWS calls and Lambda time, arm64 list prices)",
+				"Next reset: never (reset mode off)"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := config.Parse([]byte(tc.doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := append(status.CostLines(cfg, tc.e, model.Ref{Provider: "zero", Name: "echo"}), status.ResetLine(cfg, tc.e))
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("lines (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/zero-gateway/zero/shared/compaction"
 	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/contextstore"
+	"github.com/zero-gateway/zero/shared/cost"
 	"github.com/zero-gateway/zero/shared/delivery"
 	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
@@ -107,6 +108,12 @@ type Processor struct {
 	// debounce holds a message only while a failure retry would be left
 	// after its next receive (debounce.go).
 	MaxReceives int
+	// Metrics receives each handled message's measurements (metrics.go);
+	// nil: none are taken.
+	Metrics TurnMetrics
+	// Prices price a turn's AWS calls and Lambda time (the region's, for
+	// the deployed architecture); nil: cost.ListPrices (us-east-1).
+	Prices *cost.Prices
 }
 
 // Handle processes m. attempt is the delivery count (1 on first delivery).
@@ -143,7 +150,9 @@ func (p *Processor) Handle(ctx context.Context, m inbound.Message, attempt int) 
 // messages too (queue mode collect): m.Text is their combined prompt and
 // the commit records each of them done. loaded, when set, is the snapshot
 // of m the caller already read, so it is not read again.
-func (p *Processor) handle(ctx context.Context, m inbound.Message, attempt int, collected []inbound.Message, loaded *sessionstate.Snapshot) error {
+func (p *Processor) handle(ctx context.Context, m inbound.Message, attempt int, collected []inbound.Message, loaded *sessionstate.Snapshot) (err error) {
+	ctx, measured := p.startMeter(ctx, m) // metrics.go
+	defer func() { measured(err) }()
 	if err := m.Validate(); err != nil {
 		return err
 	}
@@ -206,7 +215,10 @@ func (p *Processor) turn(ctx context.Context, t *turnState, snap sessionstate.Sn
 	if err != nil {
 		return err
 	}
+	out.text = withResetNotice(resetNotice(t, p.Now()), out.text) // reset_notice.go
 	history = out.apply(&entry, history, t)
+	out.infraUSD = p.chargeTurn(ctx, &entry, out, t.plan.Step == StepRun) // metrics.go
+	t.run.setInfraCost(out.infraUSD)
 	if out.compaction != nil {
 		split = contextstore.Split{} // the context was replaced: its old base is no prefix of it
 	}
@@ -229,6 +241,7 @@ func (p *Processor) turn(ctx context.Context, t *turnState, snap sessionstate.Sn
 // the model's run.
 func (p *Processor) answer(ctx context.Context, t *turnState, entry *session.Entry, history []model.Message, path string, attempt int) (turnOutput, error) {
 	t.history = history
+	meterOf(ctx).ran = true
 	switch t.plan.Step {
 	case StepCommand:
 		reply, err := t.cmd.spec.answer(p, ctx, t, entry) // may change the session's settings
@@ -237,10 +250,12 @@ func (p *Processor) answer(ctx context.Context, t *turnState, entry *session.Ent
 		return p.compactCommand(ctx, t, *entry, history, path, attempt)
 	}
 	ref := p.modelFor(t.cfg, *entry)
+	started := time.Now()
 	out, err := p.modelTurn(ctx, t, *entry, history, path, ref, attempt)
 	if err != nil {
 		return out, err
 	}
+	meterOf(ctx).ranModel(time.Since(started), out.usage, t.cfg, ref)
 	out.ref = ref
 	t.window = p.contextWindow(t.cfg, ref)
 	if entry.VerboseLevel == "on" && out.text != "" {
@@ -680,6 +695,7 @@ type turnOutput struct {
 	compaction *compaction.Compaction // the context was compacted before the run
 	stopped    bool                   // /stop interrupted the run
 	absorbed   *orphans               // orphan parts taken in before the turn's own part; nil: none
+	infraUSD   float64                // the turn's infrastructure cost up to its commit (metrics.go)
 }
 
 // complete runs the agent loop. Retryable model failures return an error

@@ -160,6 +160,7 @@ func (rt *runTracker) end(out turnOutput) {
 	r := rt.record
 	r.EndedAt = rt.now().UnixMilli()
 	r.Usage = out.runUsage()
+	r.InfraCostUSD = out.infraUSD
 	r.Status = out.status()
 	if r.Status == run.StatusOK {
 		r.Reply = cutUTF8(out.text, run.MaxReplyBytes)

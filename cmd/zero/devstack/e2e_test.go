@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -23,6 +24,10 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/zero-gateway/zero/shared/cost"
+	"github.com/zero-gateway/zero/shared/metrics"
 	"github.com/zero-gateway/zero/shared/ssmparam"
 	"github.com/zero-gateway/zero/shared/telegram/telegramtest"
 	"github.com/zero-gateway/zero/shared/workspace"
@@ -35,6 +40,10 @@ type invocationLog struct {
 	mu sync.Mutex
 	// batches are the runner's, requests the webhook's.
 	batches, requests []invocation
+	// emf are the runner's EMF metric lines (shared/metrics), as
+	// CloudWatch reads them; emfErrs the lines it would refuse.
+	emf     []metrics.Parsed
+	emfErrs []error
 }
 
 type invocation struct {
@@ -43,6 +52,9 @@ type invocation struct {
 	Status   int    `json:"status"`
 	AWSCalls int    `json:"aws_calls"`
 	AWSOps   string `json:"aws_ops"`
+	// DurationMS is the handler's time (the runner's batch, the
+	// webhook's request), without the Lambda runtime's own.
+	DurationMS float64 `json:"duration_ms"`
 }
 
 func (l *invocationLog) Write(b []byte) (int, error) {
@@ -55,6 +67,17 @@ func (l *invocationLog) Write(b []byte) (int, error) {
 		}
 		_, js, ok := strings.Cut(line, "{")
 		if !ok {
+			continue
+		}
+		if strings.Contains(js, `"_aws"`) {
+			p, err := metrics.Check([]byte("{" + js))
+			l.mu.Lock()
+			if err != nil {
+				l.emfErrs = append(l.emfErrs, fmt.Errorf("%w: %s", err, line))
+			} else {
+				l.emf = append(l.emf, p)
+			}
+			l.mu.Unlock()
 			continue
 		}
 		var inv invocation
@@ -381,6 +404,73 @@ func TestTurnAWSCalls(t *testing.T) {
 	if turnCalls(last) != turnCalls(first) {
 		t.Errorf("turn %d makes %d runner AWS calls, turn 1 makes %d (config reads aside); want the same", turns, turnCalls(last), turnCalls(first))
 	}
+	reportTurnCost(t, batches[:turns], requests)
+	checkTurnMetrics(t, logs, turns)
+}
+
+// checkTurnMetrics: the runner wrote one valid EMF line per turn, with the
+// turn's own AWS calls (the commit's and the record's at least), a cost,
+// tokens, no failure, and the function's name as the dimension.
+func checkTurnMetrics(t *testing.T, logs *invocationLog, turns int) {
+	t.Helper()
+	logs.mu.Lock()
+	emf, errs := slices.Clone(logs.emf), slices.Clone(logs.emfErrs)
+	logs.mu.Unlock()
+	if len(errs) > 0 {
+		t.Fatalf("runner EMF lines CloudWatch would refuse: %v", errs)
+	}
+	if len(emf) != turns {
+		t.Fatalf("%d EMF lines for %d turns; want one per turn", len(emf), turns)
+	}
+	for i, p := range emf {
+		v := p.Values
+		if p.Namespace != metrics.Namespace || p.Dimensions[metrics.FunctionDimension] == "" || v[metrics.Failures] != 0 ||
+			v[metrics.AWSCalls] < 3 || v[metrics.InfraCost] <= 0 || v[metrics.OutputTokens] <= 0 || v[metrics.TurnLatency] <= 0 {
+			t.Errorf("turn %d metrics %+v; want namespace ZERO, a Function, no failure, >= 3 AWS calls, a cost, tokens and a latency", i+1, p)
+		}
+	}
+	t.Logf("BENCH turn_metrics last=%v", emf[len(emf)-1].Values)
+}
+
+// reportTurnCost prints what 1,000 plain turns cost at arm64 list prices
+// from the last turn's counted calls (cached reads aside) and the mean
+// measured handler times, beside the README's estimate
+// (cost.EstimatePer1000PlainTurns), and checks that the counted calls are
+// the per-turn profile every cost line prices (cost.TurnCalls).
+func reportTurnCost(t *testing.T, batches, requests []invocation) {
+	t.Helper()
+	last := len(batches) - 1
+	counted := opCounts(turnOps(batches[last]) + " " + turnOps(requests[last]))
+	if diff := cmp.Diff(cost.TurnCalls, counted); diff != "" {
+		t.Errorf("a plain turn's counted calls differ from cost.TurnCalls (-profile +counted):\n%s", diff)
+	}
+	mean := func(invs []invocation) time.Duration {
+		var sum float64
+		for _, inv := range invs {
+			sum += inv.DurationMS
+		}
+		return time.Duration(sum / float64(len(invs)) * float64(time.Millisecond))
+	}
+	runner, webhook := mean(batches), mean(requests)
+	if runner <= 0 || webhook <= 0 {
+		t.Fatalf("no handler durations logged (runner %s, webhook %s)", runner, webhook)
+	}
+	calls, _ := cost.ListPrices.Calls(counted)
+	measured := cost.ListPrices.Per1000(counted, runner, webhook)
+	t.Logf("BENCH cost_per_1000_turns measured=%s readme_estimate=%s (calls %s; runner mean %s at %d MB, webhook mean %s at %d MB; %s us-east-1 list prices; the model and the trigger's own SQS polls not included)",
+		cost.FormatUSD(measured), cost.FormatUSD(cost.EstimatePer1000PlainTurns()), cost.FormatUSD(1000*calls),
+		runner.Round(time.Microsecond), cost.RunnerMemoryMB, webhook.Round(time.Microsecond), cost.WebhookMemoryMB, cost.DeployedArch)
+}
+
+// opCounts reads "Service.Op=n" fields into counts.
+func opCounts(ops string) map[string]int {
+	out := map[string]int{}
+	for _, field := range strings.Fields(ops) {
+		name, n, _ := strings.Cut(field, "=")
+		c, _ := strconv.Atoi(n)
+		out[name] += c
+	}
+	return out
 }
 
 // turnOps is an invocation's AWS calls ("Service.Op=n", sorted) without

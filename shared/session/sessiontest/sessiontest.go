@@ -436,6 +436,7 @@ func fullEntry(s suite) session.Entry {
 		LastChannel:     "telegram", LastTo: "-100123", LastAccountID: "bot1", LastThreadID: "7",
 		Model: "gpt-test", ModelProvider: "openai",
 		InputTokens: 11, OutputTokens: 22, TotalTokens: 33, ContextTokens: 44,
+		LastInputTokens: 45, LastOutputTokens: 46, InfraCostUSD: 0.000047, LastInfraCostUSD: 0.000048,
 		ModelOverride: "claude-test", ProviderOverride: "anthropic",
 		ThinkingLevel: "high", VerboseLevel: "on", ReasoningLevel: "stream", SendPolicy: "deny", QueueMode: "followup",
 		SystemSent: true, AbortedLastRun: true, Label: "family", SpawnedBy: "agent:" + s.agent + ":main",

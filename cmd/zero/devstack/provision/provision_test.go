@@ -354,6 +354,9 @@ func TestProvisionFromTemplate(t *testing.T) {
 			"CronLogsPolicy":                       notEmulated("AWS::IAM::RolePolicy"),
 			"CronSchedulerRole":                    notEmulated("AWS::IAM::Role"),
 			"DeadLetterAlarm":                      notEmulated("AWS::CloudWatch::Alarm"),
+			"Dashboard":                            notEmulated("AWS::CloudWatch::Dashboard"),
+			"MessageAgeAlarm":                      notEmulated("AWS::CloudWatch::Alarm"),
+			"TurnFailuresAlarm":                    notEmulated("AWS::CloudWatch::Alarm"),
 			"DiscordInteractionsDiscordPermission": notEmulated("AWS::Lambda::Permission"),
 			"DiscordInteractionsLogGroup":          logGroup,
 			"DiscordInteractionsRole":              notEmulated("AWS::IAM::Role"),
@@ -383,6 +386,7 @@ func TestProvisionFromTemplate(t *testing.T) {
 		front := "HttpApi is served by the local HTTP front, which has no API id (use the front's URL)"
 		eq(t, "outputs", res.Outputs, []template.OutputValue{
 			{Name: "ConfigParameterName", Description: "SSM parameter holding zero.json (zero config push --parameter <this> zero.json).", Value: "/zero/" + prefix + "/config"},
+			{Name: "DashboardURL", Description: "The CloudWatch dashboard of turns, latency, cost, failures and message age.", Unavailable: "Dashboard " + notEmulated("AWS::CloudWatch::Dashboard")},
 			{Name: "DeadLetterAlarmName", Description: "CloudWatch alarm on the dead-letter queue's depth.", Unavailable: "DeadLetterAlarm " + notEmulated("AWS::CloudWatch::Alarm")},
 			{Name: "DeadLetterQueueURL", Description: "FIFO dead-letter queue URL (zero dlq list --dlq <this>).", Value: res.Queues["DeadLetterQueue"].URL},
 			{Name: "DiscordInteractionsURL", Description: "Discord's Interactions Endpoint URL (Developer Portal, General Information).", Unavailable: front},

@@ -59,9 +59,27 @@ async function listSession(el, sessionKey, current) {
     h('td', { 'data-label': 'Started' }, when(r.startedAt)),
     h('td', { 'data-label': 'Duration' }, r.durationMs !== undefined ? duration(r.durationMs) : '—'),
     h('td', { 'data-label': 'Model' }, r.model || '—'),
-    h('td', { 'data-label': 'Tokens' }, r.usage ? `in ${r.usage.input || 0}, out ${r.usage.output || 0}` : '—')));
+    h('td', { 'data-label': 'Tokens' }, r.usage ? `in ${r.usage.input || 0}, out ${r.usage.output || 0}` : '—'),
+    h('td', { 'data-label': 'Cost' }, runCost(r))));
   el.replaceChildren(h('p', { class: 'muted' }, `session ${res.sessionKey} · id ${res.sessionId || '—'}`),
-    h('table', { class: 'cards' }, h('thead', {}, h('tr', {}, ['Run', 'Turn', 'Status', 'Started', 'Duration', 'Model', 'Tokens'].map((t) => h('th', {}, t)))), h('tbody', {}, rows)));
+    h('table', { class: 'cards' }, h('thead', {}, h('tr', {}, ['Run', 'Turn', 'Status', 'Started', 'Duration', 'Model', 'Tokens', 'Cost'].map((t) => h('th', {}, t)))), h('tbody', {}, rows)));
+}
+
+/**
+ * runCost is a turn's cost: the model's (when its price is configured) and
+ * ZERO's infrastructure (AWS calls and Lambda time at list prices), as
+ * sessions.runs computed them ("model $0.00625 · infra ≈$0.0000200").
+ */
+function runCost(r) {
+  const parts = [];
+  if (typeof r.modelCostUsd === 'number') parts.push('model ' + usd(r.modelCostUsd));
+  if (typeof r.infraCostUsd === 'number') parts.push('infra ≈' + usd(r.infraCostUsd));
+  return parts.length ? parts.join(' · ') : '—';
+}
+
+/** usd formats a small USD amount with three significant digits. */
+function usd(v) {
+  return '$' + (v >= 0.01 ? v.toFixed(2) : v.toPrecision(3));
 }
 
 async function listRecent(el) {
