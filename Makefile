@@ -41,7 +41,7 @@ dev: deps $(TEMPLATE_JSON)
 ## test: formatting, vet, template lint, the import-direction check, unit and
 ## integration tests (moto is started and stopped by the tests themselves).
 test: deps lint $(TEMPLATE_JSON)
-	$(GO) test -count=1 -timeout 20m ./...
+	$(GO) test -count=1 -timeout 40m ./...
 
 lint: $(TEMPLATE_JSON)
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
