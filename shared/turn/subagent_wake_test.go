@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/zero-gateway/zero/shared/agent"
+	"github.com/zero-gateway/zero/shared/fault"
 	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/outbox/outboxtest"
@@ -140,5 +141,42 @@ func TestSubagentWake(t *testing.T) {
 				t.Errorf("result message %+v; want untrusted, on the requester's chat", w)
 			}
 		})
+	}
+}
+
+// TestFailedWakeIsAnnounced: a result message whose wake turn fails on
+// its last attempt (the requester's model is down) puts the announce in
+// the outbox, once however often the failure is reported, so the result
+// is not lost with the message; an attempt that is not the last does not.
+func TestFailedWakeIsAnnounced(t *testing.T) {
+	r, q := sendRig(t, sessionsConfig)
+	out := &outboxtest.MemStore{}
+	r.proc.Outbox, r.proc.Work = out, q
+	r.proc.Models["zero"] = &scriptModel{answers: []model.Response{
+		toolCall("c1", "sessions_spawn", `{"task": "count the errors"}`), toolCall("c2", "sessions_yield", `{}`)}}
+	r.handle(t, msg(1001, "count the errors, then tell me"))
+	child := q.queued[0]
+	rec := receipt.Receipt{Outcome: run.StatusOK, Reply: "42 errors", MessageID: child.ID, SessionKey: child.SessionKey}
+	if err := r.proc.FinishSubagent(context.Background(), child, rec); err != nil {
+		t.Fatal(err)
+	}
+	results := resultsFor(q, "agent:main:main")
+	if len(results) != 1 {
+		t.Fatalf("%d results queued; want 1", len(results))
+	}
+	cause := fault.New(fault.Unavailable, "the model provider is down")
+	r.proc.Failed(context.Background(), results, []int{4}, false, cause)
+	if items, _ := out.List(context.Background(), "", 10); len(items) != 0 {
+		t.Fatalf("an attempt that is not the last announced %+v", items)
+	}
+	for range 2 { // the second report is a replay
+		r.proc.Failed(context.Background(), results, []int{5}, true, cause)
+	}
+	items, err := out.List(context.Background(), "", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(items) != 1 || items[0].SessionKey != child.SessionKey || !strings.Contains(items[0].Text, "Result: 42 errors") {
+		t.Fatalf("outbox = %+v; want the child's announce once", items)
 	}
 }
