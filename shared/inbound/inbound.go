@@ -139,6 +139,10 @@ const (
 	FlowReply    = "reply"    // rounds 2+: requester and target alternate (ping-pong)
 	FlowAnnounce = "announce" // the target's announce step
 	FlowSubagent = "subagent" // a sub-agent's run (sessions_spawn)
+	// FlowResult carries a finished sub-agent's announce to its
+	// requester's FIFO group, where it becomes a wake turn (the requester
+	// yielded waiting for it) or the announce (turn: subagentResult).
+	FlowResult = "subagent_result"
 )
 
 // Flow is the state an agent-to-agent flow carries from step to step, so

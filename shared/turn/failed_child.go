@@ -12,9 +12,9 @@ import (
 // failedChild settles a sub-agent run whose message failed for good (its
 // last attempt; it goes to the dead-letter queue next): its run record
 // ends in error with the reason, and its requester gets the announce,
-// Status error, through the outbox — the same item id a successful run
-// would have used, so a replay, or a later redrive that succeeds, never
-// announces twice. Nothing here fails the caller: errors are logged, as
+// Status error, through its queue group and the outbox (passResult) — the
+// same message and item ids a successful run would have used, so a
+// replay, or a later redrive that succeeds, never announces twice. Nothing here fails the caller: errors are logged, as
 // in Failed.
 func (p *Processor) failedChild(ctx context.Context, m inbound.Message, cause error) {
 	f := m.Flow

@@ -69,6 +69,7 @@ func (p *Processor) Failed(ctx context.Context, msgs []inbound.Message, attempts
 	p.log().ErrorContext(ctx, "message failed on its last attempt; it moves to the dead-letter queue",
 		"message", first.ID, "session", first.SessionKey, "attempt", attempts[0], "err", cause)
 	p.failedChild(ctx, first, cause) // a sub-agent's requester hears of it
+	p.failedResult(ctx, first)       // a result whose wake turn failed is announced
 	if told {
 		return
 	}

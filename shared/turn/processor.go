@@ -167,6 +167,13 @@ func (p *Processor) handle(ctx context.Context, m inbound.Message, attempt int, 
 		loaded = &snap
 	}
 	snap := *loaded
+	if m.Flow != nil && m.Flow.Kind == inbound.FlowResult {
+		wake, err := p.subagentResult(ctx, m, snap) // subagent_wake.go
+		if err != nil || wake == nil {
+			return err
+		}
+		m = *wake
+	}
 	cfg, err := p.config(ctx)
 	if err != nil {
 		return err

@@ -60,9 +60,9 @@ func (p *Processor) finishSubagent(ctx context.Context, m inbound.Message, rec r
 	return nil
 }
 
-// announceSubagent puts the announce of the child's run rec in the outbox,
-// or, when the requester yielded waiting for the child, queues it as the
-// requester's next message (wakeRequester).
+// announceSubagent hands the announce of the child's run rec to the
+// requester's queue group (passResult), where it becomes a wake or the
+// announce in the outbox.
 func (p *Processor) announceSubagent(ctx context.Context, m inbound.Message, f inbound.Flow, rec receipt.Receipt) error {
 	if f.Route == nil {
 		p.log().WarnContext(ctx, "sub-agent announce skipped: the requester had no chat to announce to", "flow", f.ID, "requester", f.Requester)
@@ -81,12 +81,17 @@ func (p *Processor) announceSubagent(ctx context.Context, m inbound.Message, f i
 		return err
 	}
 	text := subagent.Announce(cfg, subagent.Run{Flow: f, Key: m.SessionKey, Child: child, Ended: rec, Now: p.Now(), Counted: p.callsOf(ctx)})
-	if woke, err := p.wakeRequester(ctx, m, f, text); err != nil || woke {
-		return err
-	}
+	return p.passResult(ctx, m, f, text)
+}
+
+// postAnnounce puts the announce text of the sub-agent flow f (child
+// session child) in the outbox for the route captured at spawn. Its id
+// derives from the flow, so every path (replays, failedChild, the
+// requester's decision) posts one item at most.
+func (p *Processor) postAnnounce(ctx context.Context, f inbound.Flow, child, text string) error {
 	r := *f.Route
 	return p.outboxDelivery().Announce(ctx, outbox.Item{
-		ID: flowStepID(f.ID, outbox.KindSubagent, 0), Kind: outbox.KindSubagent, SessionKey: m.SessionKey,
+		ID: flowStepID(f.ID, outbox.KindSubagent, 0), Kind: outbox.KindSubagent, SessionKey: child,
 		Delivery: session.DeliveryContext{Channel: r.Channel, To: r.To, AccountID: r.AccountID, ThreadID: r.ThreadID},
 		Text:     text,
 	})

@@ -89,7 +89,7 @@ func TestFinishSubagent(t *testing.T) {
 			if doc == "" {
 				doc = sessionsConfig
 			}
-			r, _, out, child := spawnRig(t, doc, tc.args)
+			r, q, out, child := spawnRig(t, doc, tc.args)
 			if tc.counted != nil {
 				r.proc.CallsOf = func(context.Context) map[string]int { return tc.counted }
 			}
@@ -104,6 +104,7 @@ func TestFinishSubagent(t *testing.T) {
 					t.Fatalf("FinishSubagent: %v", err)
 				}
 			}
+			handleResults(t, r, q, "agent:main:main") // the requester did not yield: its runner announces
 			items, err := out.List(context.Background(), "", 10)
 			if err != nil {
 				t.Fatal(err)
@@ -219,11 +220,11 @@ func TestStopStopsSubagents(t *testing.T) {
 
 // TestFailedSubagentIsAnnounced: a sub-agent's message that fails on its
 // last attempt (it goes to the dead-letter queue next) ends its run in
-// error and tells the requester, through the outbox, with Status error
+// error and tells the requester (its result, then the outbox), with Status error
 // and the reason — once, however often the failure is reported; an
 // attempt that is not the last announces nothing yet.
 func TestFailedSubagentIsAnnounced(t *testing.T) {
-	r, _, out, child := spawnRig(t, sessionsConfig, `{"task": "count errors"}`)
+	r, q, out, child := spawnRig(t, sessionsConfig, `{"task": "count errors"}`)
 	runs := runtest.NewMemStore()
 	r.proc.Runs = runs
 	cause := fault.New(fault.Unavailable, "the model provider is down")
@@ -234,6 +235,7 @@ func TestFailedSubagentIsAnnounced(t *testing.T) {
 	for range 2 { // the second report is a replay
 		r.proc.Failed(context.Background(), []inbound.Message{child}, []int{5}, true, cause)
 	}
+	handleResults(t, r, q, "agent:main:main")
 	items, err := out.List(context.Background(), "", 10)
 	if err != nil {
 		t.Fatal(err)

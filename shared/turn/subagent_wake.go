@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/zero-gateway/zero/shared/inbound"
+	"github.com/zero-gateway/zero/shared/sessionstate"
 	"github.com/zero-gateway/zero/shared/subagent"
 )
 
@@ -12,59 +13,84 @@ import (
 // session that yielded waiting for it.
 const wakeNote = "[sub-agent result] A sub-agent you waited for (sessions_yield) finished; answer the user with its result:\n\n"
 
-// wakeRequester is sessions_yield's other half: when the requester of the
-// sub-agent flow f waits for the child m ran in (its stored context shows
-// a sessions_yield after the child's spawn: subagent.Waiting), the
-// child's announce text is queued as the requester's next message, on
-// the chat of the spawn's route, so the requester's next turn answers
-// there with the result; woke is then true and nothing is posted as is.
-// The message is untrusted (a sub-agent wrote it), and its id derives
-// from the flow, so a replayed step queues it once. Without a door, a
-// route or a waiting requester woke is false and the announce is posted
-// as usual. A child that ends before the requester's yielding turn has
-// committed is not seen waiting: its announce is posted as usual.
-func (p *Processor) wakeRequester(ctx context.Context, m inbound.Message, f inbound.Flow, text string) (bool, error) {
-	if f.Route == nil || p.Door == nil {
-		return false, nil
-	}
-	waiting, err := p.requesterWaits(ctx, f.Requester, m)
-	if err != nil || !waiting {
-		return false, err
+// passResult is the sub-agent side of sessions_yield: it queues the
+// child's announce text on the requester's FIFO group as a FlowResult
+// message, and the requester's runner decides there (subagentResult)
+// whether it wakes the requester or goes to the chat. The decision is
+// not taken here because the requester's turn that yields may still be
+// running: its commit is not visible yet. FIFO order runs the result
+// message after that turn, whichever finished first.
+//
+// Idempotent: the message id derives from the flow, so a replayed step
+// queues it once (the queue and the requester's message record
+// deduplicate it). Without a door the announce goes to the outbox at once.
+func (p *Processor) passResult(ctx context.Context, m inbound.Message, f inbound.Flow, text string) error {
+	if p.Door == nil {
+		return p.postAnnounce(ctx, f, m.SessionKey, text)
 	}
 	e, err := p.readEntry(ctx, f.Requester)
 	if err != nil {
-		return false, err
+		return err
 	}
 	chatType := e.ChatType
 	if chatType == "" {
 		chatType = inbound.Direct
 	}
 	r := *f.Route
-	wake := inbound.Message{
+	result := &inbound.Flow{Kind: inbound.FlowResult, ID: f.ID, Requester: f.Requester, RequesterAgent: f.RequesterAgent,
+		Target: m.SessionKey, TargetAgent: f.TargetAgent, Route: f.Route, Label: f.Label}
+	msg := inbound.Message{
 		ID: flowStepID(f.ID, "wake", 0), AgentID: f.RequesterAgent, SessionKey: f.Requester,
 		Channel: r.Channel, To: r.To, AccountID: r.AccountID, ThreadID: r.ThreadID, ChatType: chatType,
-		Text: wakeNote + text, ReceivedAt: p.Now().UnixMilli(), Provenance: inbound.Untrusted,
+		Text: text, ReceivedAt: p.Now().UnixMilli(), Provenance: inbound.Untrusted, Flow: result,
 	}
-	if _, err := p.queue().Queue(ctx, wake); err != nil {
-		return false, fmt.Errorf("queue the result of %s for %s, which waits for it: %w", m.SessionKey, f.Requester, err)
+	if _, err := p.queue().Queue(ctx, msg); err != nil {
+		return fmt.Errorf("queue the result of %s for %s: %w", m.SessionKey, f.Requester, err)
 	}
-	p.log().InfoContext(ctx, "sub-agent result queued for its yielded requester", "flow", f.ID, "requester", f.Requester, "message", wake.ID)
-	return true, nil
+	p.log().InfoContext(ctx, "sub-agent result queued for its requester", "flow", f.ID, "requester", f.Requester, "message", msg.ID)
+	return nil
 }
 
-// requesterWaits reports whether the stored context of requester shows
-// it waiting for the child session of m.
-func (p *Processor) requesterWaits(ctx context.Context, requester string, m inbound.Message) (bool, error) {
-	snap, err := p.Store.Load(ctx, requester, m.ID)
-	if err != nil {
-		return false, fmt.Errorf("load %s to see whether it waits for %s: %w", requester, m.SessionKey, err)
+// subagentResult decides a FlowResult message m on the requester's group
+// (snap is the requester's state, loaded for m): when the requester's
+// context shows it waiting for the child (subagent.Waiting: a
+// sessions_yield after the child's spawn), or a previous attempt already
+// took m as a turn (its record exists), it returns the wake turn to run:
+// m without its flow, headed by wakeNote. Otherwise it puts the announce
+// in the outbox and returns nil: nothing more to do.
+//
+// Exactly one of the two: FIFO order holds back the requester's later
+// turns while m is in flight, so a retry of m reads the same context and
+// decides the same way; the wake turn is deduplicated by m's record and
+// the announce by its outbox id.
+func (p *Processor) subagentResult(ctx context.Context, m inbound.Message, snap sessionstate.Snapshot) (*inbound.Message, error) {
+	f := *m.Flow
+	waiting := snap.Receipt != nil
+	if !waiting && snap.Context != nil {
+		msgs, err := p.wholeContext(ctx, *snap.Context)
+		if err != nil {
+			return nil, fmt.Errorf("read %s to see whether it waits for %s: %w", m.SessionKey, f.Target, err)
+		}
+		waiting = subagent.Waiting(msgs, f.Target)
 	}
-	if snap.Context == nil {
-		return false, nil
+	if !waiting {
+		return nil, p.postAnnounce(ctx, f, f.Target, m.Text)
 	}
-	msgs, err := p.wholeContext(ctx, *snap.Context)
-	if err != nil {
-		return false, err
+	wake := m
+	wake.Flow, wake.Text = nil, wakeNote+m.Text
+	p.log().InfoContext(ctx, "sub-agent result wakes its yielded requester", "flow", f.ID, "requester", m.SessionKey, "message", m.ID)
+	return &wake, nil
+}
+
+// failedResult posts the announce of a FlowResult message that failed on
+// its last attempt (its wake turn could not run): the result reaches the
+// chat instead of being lost.
+func (p *Processor) failedResult(ctx context.Context, m inbound.Message) {
+	f := m.Flow
+	if f == nil || f.Kind != inbound.FlowResult || f.Route == nil {
+		return
 	}
-	return subagent.Waiting(msgs, m.SessionKey), nil
+	if err := p.postAnnounce(ctx, *f, f.Target, m.Text); err != nil {
+		p.log().ErrorContext(ctx, "failed sub-agent result not announced", "flow", f.ID, "session", m.SessionKey, "err", err)
+	}
 }

@@ -15,10 +15,11 @@ import (
 // YieldTool is sessions_yield (upstream's): it ends the current turn
 // after spawning sub-agents, and their results arrive as the next
 // message. Serverless: the agent loop ends the run after the round that
-// called it (agent.Yielded), the turn commits with no reply, and when a
-// child the session spawned before the yield finishes, the engine queues
-// its announce as the session's next message instead of posting it to the
-// chat (turn: wakeRequester), so the next turn answers with the result.
+// called it (agent.Yielded), the turn commits with no reply, and a
+// finished child's announce is queued on the session's own FIFO group,
+// where it runs after this turn and becomes the session's next turn
+// instead of an announce (turn: passResult, subagentResult), so that turn
+// answers with the result.
 // It refuses when no child is running: there is nothing to wait for.
 type YieldTool struct {
 	run     tools.Run
