@@ -71,9 +71,10 @@ type Job struct {
 	WakeMode       string   `json:"wakeMode"`
 	Payload        Payload  `json:"payload"`
 	State          State    `json:"state"`
-	// CreatedBy is "tool" for a job an agent's cron tool created: its
-	// runs are untrusted (inbound.Untrusted), whoever asked the agent.
-	// "" is the operator's (the gateway, the CLI).
+	// CreatedBy is "tool" for a job an agent's cron tool created, or
+	// whose work it changed (CreatedByAfter): its runs are untrusted
+	// (inbound.Untrusted), whoever asked the agent. "" is the operator's
+	// (the gateway, the CLI).
 	CreatedBy string `json:"createdBy,omitempty"`
 }
 
