@@ -205,6 +205,14 @@ func (v view) find(ctx context.Context, store Finder, raw string) (string, sessi
 	if v.spawnedOnly && (err != nil || !v.visible(e)) {
 		return "", session.Entry{}, fmt.Errorf("no session %q among those this session spawned: a sandboxed session sees only the sessions it spawned (sessionToolsVisibility \"spawned\")", raw)
 	}
+	return v.scoped(ctx, store, raw, key, e, err)
+}
+
+// scoped is findSession's answer for raw (key, e, err) as the view's
+// scope sees it: unchanged when the session is in scope, else the same
+// refusal for a session out of scope and for one that does not exist.
+// A store failure stays itself.
+func (v view) scoped(ctx context.Context, store Finder, raw, key string, e session.Entry, err error) (string, session.Entry, error) {
 	if v.scope == "" || v.scope == config.SessionsVisibilityAll {
 		return key, e, err
 	}

@@ -50,7 +50,7 @@ func visibilityRig(t *testing.T, doc string, who inbound.Provenance) *rig {
 
 // TestVisibilityScopes: for an admitted sender who is not an owner,
 // tools.sessions.visibility decides which sessions sessions_list shows
-// and sessions_history and sessions_send reach: self its own session,
+// and sessions_history, session_status and sessions_send reach: self its own session,
 // tree its own and the sub-agent sessions it spawned (recursively, under
 // any agent), agent every session of its agent, all every session. The
 // owner sees every session whatever the setting; untrusted text only its
@@ -88,6 +88,19 @@ func TestVisibilityScopes(t *testing.T) {
 			t.Run(tt.name+"/sessions_history "+target, func(t *testing.T) {
 				r := visibilityRig(t, doc, tt.who)
 				res := tooltest.Call(t, sessions.NewHistoryTool(r.run(t), r.store, r.transcripts()), `{"sessionKey": "`+target+`"}`)
+				checkVisible(t, res.IsError, res.Content, visible)
+			})
+			t.Run(tt.name+"/session_status "+target, func(t *testing.T) {
+				r := visibilityRig(t, doc, tt.who)
+				run := r.run(t)
+				run.Status = report
+				res := tooltest.Call(t, sessions.NewStatusTool(run, r.store), `{"sessionKey": "`+target+`"}`)
+				if visible && session.AgentOf(target) != "main" { // in scope, but session_status sees only its agent's
+					if !res.IsError || !strings.Contains(res.Content, "session_status sees only agent") {
+						t.Errorf("result = %+v; want the own-agent refusal", res)
+					}
+					return
+				}
 				checkVisible(t, res.IsError, res.Content, visible)
 			})
 			t.Run(tt.name+"/sessions_send "+target, func(t *testing.T) {
