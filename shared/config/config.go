@@ -273,10 +273,11 @@ type ToolsMessage struct {
 	CrossContext bool
 }
 
-// ToolsSessions is tools.sessions. Visibility (self, the default; tree;
-// agent; all) is what a run that is not the owner's may read of other
-// sessions with the session tools: anything past self needs the owner,
-// unless set here.
+// ToolsSessions is tools.sessions. Visibility (self, the default; tree:
+// its own session and the sub-agent sessions it spawned, recursively;
+// agent: its agent's sessions; all) is which sessions an admitted
+// sender's run may list, read and send to with the session tools: the
+// owner's runs see every session, untrusted ones only their own.
 type ToolsSessions struct {
 	Visibility string
 }

@@ -261,7 +261,7 @@ func toolSessionsKeys() []Key {
 	return []Key{
 		{Path: "tools.sessions", Kind: objectKind, Help: "the session tools", open: into(func(t *Tools, _ Value) *ToolsSessions { return &t.Sessions })},
 		{Path: "tools.sessions.visibility", Kind: enumKind(SessionsVisibilitySelf, SessionsVisibilityTree, SessionsVisibilityAgent, SessionsVisibilityAll), Default: SessionsVisibilitySelf,
-			Help: "what a run asked by a sender who is not an owner may read of other sessions: self (default), tree, agent or all; the owner's runs see their agent's sessions",
+			Help: "the sessions a run asked by a sender who is not an owner may list, read and send to: self (default), tree (its own and the sub-agents it spawned), agent (its agent's) or all; the owner's runs see every session",
 			set:  on(func(s *ToolsSessions, v Value) { s.Visibility = v.Str() })},
 	}
 }

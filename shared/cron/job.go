@@ -71,14 +71,57 @@ type Job struct {
 	WakeMode       string   `json:"wakeMode"`
 	Payload        Payload  `json:"payload"`
 	State          State    `json:"state"`
-	// CreatedBy is "tool" for a job an agent's cron tool created: its
-	// runs are untrusted (inbound.Untrusted), whoever asked the agent.
-	// "" is the operator's (the gateway, the CLI).
+	// CreatedBy is "tool" for a job an agent's cron tool created, or
+	// whose work it changed (CreatedByAfter): its runs are untrusted
+	// (inbound.Untrusted), whoever asked the agent. "" is the operator's
+	// (the gateway, the CLI).
 	CreatedBy string `json:"createdBy,omitempty"`
 }
 
-// CreatedByTool is Job.CreatedBy of a job the cron tool created.
+// CreatedByTool is Job.CreatedBy of a job the cron tool created, or
+// whose work (Job.SameWork) the cron tool changed.
 const CreatedByTool = "tool"
+
+// Author is who changes a job: the operator (the gateway's cron.* methods,
+// the CLI) or the agent's cron tool.
+type Author int
+
+// Authors of a change.
+const (
+	ByOperator Author = iota
+	ByTool
+)
+
+// SameWork reports whether a and b do the same thing when they fire: the
+// same agent, session target and payload (its message or text, model,
+// thinking, timeout and delivery). Name, description, schedule, wake
+// mode, enabled and deleteAfterRun say when or whether, not what.
+func SameWork(a, b Job) bool {
+	return a.AgentID == b.AgentID && a.SessionTarget == b.SessionTarget && a.Payload == b.Payload
+}
+
+// ChangesWork reports whether p sets a field of the job's work (agentId,
+// sessionTarget, payload), whatever its value.
+func (p Patch) ChangesWork() bool {
+	return p.AgentID != nil || p.SessionTarget != nil || p.Payload != nil
+}
+
+// CreatedByAfter is the CreatedBy of updated, which was old before by
+// applied p. A tool change of the job's work makes it the tool's (its runs
+// untrusted from then on): text a model wrote must not run with the
+// owner's reach because the job was once the operator's. An operator
+// patch that sets the work (even to the same value) vouches for it and
+// makes the job the operator's again. Anything else keeps old's. Replaying
+// the same update gives the same answer.
+func CreatedByAfter(old, updated Job, p Patch, by Author) string {
+	switch {
+	case by == ByTool && !SameWork(old, updated):
+		return CreatedByTool
+	case by == ByOperator && p.ChangesWork():
+		return ""
+	}
+	return old.CreatedBy
+}
 
 // Schedule is when a job runs: {kind:"at", atMs} | {kind:"every",
 // everyMs, anchorMs?} | {kind:"cron", expr, tz?}.

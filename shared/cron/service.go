@@ -117,17 +117,21 @@ func (s *Service) Get(ctx context.Context, id string) (Job, error) {
 	return s.Store.Get(ctx, id)
 }
 
-// Update applies patch to the job id names, stores it, syncs its
-// schedule and returns the result. Patch errors are fault.Invalid naming
-// the patched field.
-func (s *Service) Update(ctx context.Context, id string, patch Patch) (Job, error) {
-	j, err := s.Get(ctx, id)
+// Update applies patch by who to the job id names, stores it, syncs its
+// schedule and returns the result; the job's CreatedBy follows
+// CreatedByAfter (a tool's change of what the job does makes its runs
+// untrusted). Patch errors are fault.Invalid naming the patched field.
+// Idempotent: a retried update stores the same job.
+func (s *Service) Update(ctx context.Context, id string, patch Patch, by Author) (Job, error) {
+	old, err := s.Get(ctx, id)
 	if err != nil {
 		return Job{}, err
 	}
-	if j, err = patch.Apply(j, s.now()); err != nil {
+	j, err := patch.Apply(old, s.now())
+	if err != nil {
 		return Job{}, err
 	}
+	j.CreatedBy = CreatedByAfter(old, j, patch, by)
 	if err := s.Store.Put(ctx, j, Replace); err != nil {
 		return Job{}, err
 	}

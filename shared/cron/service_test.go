@@ -48,10 +48,10 @@ func TestServiceAddUpdateRemove(t *testing.T) {
 		{name: "update", step: func(s *Service) error {
 			s.Add(ctx, serviceJob("a", "m"))
 			off := false
-			_, err := s.Update(ctx, " A ", Patch{Enabled: &off})
+			_, err := s.Update(ctx, " A ", Patch{Enabled: &off}, ByOperator)
 			return err
 		}, wantJobs: []string{"a"}, wantSched: []string{"a"}},
-		{name: "update a missing job", step: func(s *Service) error { _, err := s.Update(ctx, "nope", Patch{}); return err },
+		{name: "update a missing job", step: func(s *Service) error { _, err := s.Update(ctx, "nope", Patch{}, ByOperator); return err },
 			wantCode: fault.NotFound, wantJobs: []string{}, wantSched: []string{}},
 		{name: "remove", step: func(s *Service) error {
 			s.Add(ctx, serviceJob("a", "m"))

@@ -120,7 +120,7 @@ func (g *gateway) cronUpdate(ctx context.Context, params json.RawMessage) (any, 
 	if strings.TrimSpace(p.ID) == "" {
 		return nil, invalidf("params.id: required")
 	}
-	j, err := svc.Update(ctx, p.ID, *p.Patch)
+	j, err := svc.Update(ctx, p.ID, *p.Patch, cron.ByOperator)
 	if err != nil {
 		return nil, unlessSync("params.patch.", err)
 	}

@@ -152,7 +152,7 @@ func (c CronTool) do(ctx context.Context, a cronArgs) (any, error) {
 		if a.Patch == nil {
 			return nil, fault.New(fault.Invalid, "patch: required")
 		}
-		return c.svc.Update(ctx, a.ID, *a.Patch)
+		return c.svc.Update(ctx, a.ID, *a.Patch, cron.ByTool) // a changed payload is the tool's: its runs untrusted
 	case "remove":
 		id, err := c.svc.Remove(ctx, a.ID)
 		return map[string]any{"id": id, "removed": err == nil}, err

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/model"
 	"github.com/zero-gateway/zero/shared/session"
 	"github.com/zero-gateway/zero/shared/tools"
@@ -87,7 +88,11 @@ func (s ListTool) Run(ctx context.Context, raw json.RawMessage) (string, error) 
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return "", fmt.Errorf("the arguments must be {kinds?: string[], limit?: number, activeMinutes?: number, messageLimit?: number}: %v", err)
 	}
-	found, err := session.ListSessions(ctx, s.store, s.listing(listQueryOf(a)))
+	l, scopeErr := s.listing(ctx, listQueryOf(a))
+	found, err := session.ListSessions(ctx, s.store, l)
+	if err == nil {
+		err = *scopeErr
+	}
 	if err != nil {
 		return "", err
 	}
@@ -106,24 +111,44 @@ func (s ListTool) Run(ctx context.Context, raw json.RawMessage) (string, error) 
 
 // listing is the sessions query of q: every agent's sessions, under
 // global scope also "global" (the main session, which List never
-// returns), filtered by the view in a spawned-only sandbox.
-func (s ListTool) listing(q listQuery) session.Listing {
+// returns), filtered by the view in a spawned-only sandbox and by its
+// scope (keep). The error it points to is set, after the query, to the
+// first store failure of the scope's checks (a row is never left out
+// silently).
+func (s ListTool) listing(ctx context.Context, q listQuery) (session.Listing, *error) {
 	l := session.Listing{Agents: s.view.agents(), Limit: q.limit, Kinds: q.kinds, Keys: s.view.keys, Messages: q.messages}
+	if s.view.scope == config.SessionsVisibilitySelf || s.view.scope == config.SessionsVisibilityAgent {
+		l.Agents = []string{s.view.agentID} // the others' could show nothing
+	}
 	if q.activeMinutes > 0 {
 		l.ActiveSince = s.now().UnixMilli() - int64(q.activeMinutes)*60_000
 	}
 	if s.view.globalScope() {
 		l.Reserved = []string{session.KeyGlobal}
 	}
-	if s.view.spawnedOnly {
-		l.Keep = func(_ string, e session.Entry) bool { return s.view.visible(e) }
+	var scopeErr error
+	if s.view.spawnedOnly || s.view.scope != "" {
+		l.Keep = func(key string, e session.Entry) bool { return s.keep(ctx, key, e, &scopeErr) }
 	}
 	if s.transcripts != nil {
 		l.Read = func(ctx context.Context, path string, parts int64, n int) ([]json.RawMessage, error) {
 			return session.LastMessages(ctx, s.transcripts, path, parts, false, n)
 		}
 	}
-	return l
+	return l, &scopeErr
+}
+
+// keep reports whether the view shows key's session (entry e); a store
+// failure goes into *failed (the first one) and leaves the row out.
+func (s ListTool) keep(ctx context.Context, key string, e session.Entry, failed *error) bool {
+	if !s.view.visible(e) {
+		return false
+	}
+	in, err := s.view.inScope(ctx, s.store, key, e)
+	if err != nil && *failed == nil {
+		*failed = err
+	}
+	return in
 }
 
 // listQueryOf clamps sessions_list's arguments. Unknown kinds are

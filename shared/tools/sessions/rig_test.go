@@ -140,7 +140,8 @@ type rig struct {
 	queue      *memQueue
 	clock      time.Time // the seeds' clock; the tools run a second later
 	caller     inbound.Message
-	visibility string // tools.Run.SessionVisibility
+	visibility string             // tools.Run.SessionVisibility
+	provenance inbound.Provenance // tools.Run.Provenance; "": as the owner's
 }
 
 func newRig(t *testing.T, doc string) *rig {
@@ -200,7 +201,7 @@ func (r *rig) run(t *testing.T) tools.Run {
 	now := r.clock.Add(time.Second)
 	return tools.Run{Config: r.cfg, Message: r.caller, AgentID: session.OwnerOf(r.caller.SessionKey, e), Entry: e,
 		Model: model.Ref{Provider: "zero", Name: "echo"}, Now: func() time.Time { return now }, SessionVisibility: r.visibility,
-		Ingress: r.queue, Models: map[string]model.Client{"zero": nil}}
+		Provenance: r.provenance, Ingress: r.queue, Models: map[string]model.Client{"zero": nil}}
 }
 
 // transcripts reads the rig's transcripts.

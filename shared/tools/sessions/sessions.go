@@ -18,6 +18,7 @@ import (
 
 	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/fault"
+	"github.com/zero-gateway/zero/shared/inbound"
 	"github.com/zero-gateway/zero/shared/session"
 	"github.com/zero-gateway/zero/shared/tools"
 )
@@ -59,7 +60,9 @@ type Updater interface {
 
 // view is what one run's session tools may see: every agent's sessions,
 // or, in a sandboxed session whose visibility is "spawned", only the
-// sessions it spawned (entries whose spawnedBy is its key).
+// sessions it spawned (entries whose spawnedBy is its key); and within
+// that, for an admitted sender's run, only its scope
+// (tools.sessions.visibility).
 type view struct {
 	cfg         *config.Config
 	keys        session.KeyConfig
@@ -67,20 +70,99 @@ type view struct {
 	key         string // the caller's session key
 	channel     string // the caller's channel, for legacy keys
 	spawnedOnly bool
+	// scope is tools.sessions.visibility for an admitted sender's run
+	// (self, tree, agent, all), self for an untrusted run, "" (every
+	// session) for the owner's.
+	scope string
 }
 
 // viewOf is the view of run, as the tool policy decided it
-// (tools.Run.SessionVisibility).
+// (tools.Run.SessionVisibility) and as far as who asked may see.
 func viewOf(run tools.Run) view {
 	return view{
 		cfg: run.Config, keys: run.Config.Keys(), agentID: run.AgentID, key: run.Message.SessionKey,
 		channel: run.Message.Channel, spawnedOnly: run.SessionVisibility == config.VisibilitySpawned,
+		scope: scopeOf(run),
 	}
+}
+
+// scopeOf is the visibility scope of run's session tools: the owner sees
+// every session (""), an admitted sender what tools.sessions.visibility
+// says (default self), untrusted text its own session only. The gate
+// (tools.Allowed) refuses a call past the run's own session before the
+// scope is asked when the scope is self.
+func scopeOf(run tools.Run) string {
+	switch run.Provenance {
+	case inbound.Sender:
+		if v := run.Config.Tools.Sessions.Visibility; v != "" {
+			return v
+		}
+		return config.SessionsVisibilitySelf
+	case inbound.Untrusted:
+		return config.SessionsVisibilitySelf
+	}
+	return ""
 }
 
 // visible reports whether the view shows the session of entry e.
 func (v view) visible(e session.Entry) bool {
 	return !v.spawnedOnly || e.SpawnedBy == v.key
+}
+
+// maxTreeDepth bounds the spawnedBy chain inTree follows (sub-agents do
+// not spawn today, so a tree is one level deep).
+const maxTreeDepth = 8
+
+// inScope reports whether the session key (entry e) is within the view's
+// scope: self is the run's own session; tree adds the sessions it
+// spawned, recursively (inTree); agent is every session of the run's
+// agent; all (and the owner's "") every session. An unknown scope shows
+// only the run's own session. Errors are the store's.
+func (v view) inScope(ctx context.Context, store Finder, key string, e session.Entry) (bool, error) {
+	switch v.scope {
+	case "", config.SessionsVisibilityAll:
+		return true, nil
+	case config.SessionsVisibilityAgent:
+		return session.OwnerOf(key, e) == v.agentID, nil
+	case config.SessionsVisibilityTree:
+		return v.inTree(ctx, store, key, e)
+	}
+	return key == v.key, nil
+}
+
+// inTree reports whether key (entry e) is the run's own session or one
+// it spawned, directly or through sessions it spawned: it follows
+// spawnedBy up to maxTreeDepth sessions, one Get each past the first.
+// A parent that no longer exists ends the chain (not in the tree).
+func (v view) inTree(ctx context.Context, store Finder, key string, e session.Entry) (bool, error) {
+	for range maxTreeDepth {
+		if key == v.key || e.SpawnedBy == v.key {
+			return true, nil
+		}
+		if e.SpawnedBy == "" {
+			return false, nil
+		}
+		parent, err := store.Get(ctx, e.SpawnedBy)
+		if fault.Is(err, fault.NotFound) {
+			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("read session %q (the parent of %q): %w", e.SpawnedBy, key, err)
+		}
+		key, e = e.SpawnedBy, parent
+	}
+	return false, nil
+}
+
+// scopeNote says, in a refusal, what the scope shows.
+func (v view) scopeNote() string {
+	switch v.scope {
+	case config.SessionsVisibilityTree:
+		return "this session and the sub-agent sessions it spawned"
+	case config.SessionsVisibilityAgent:
+		return "agent " + v.agentID + "'s sessions"
+	}
+	return "this session only"
 }
 
 // globalScope reports whether session.scope is global (the one shared
@@ -123,7 +205,29 @@ func (v view) find(ctx context.Context, store Finder, raw string) (string, sessi
 	if v.spawnedOnly && (err != nil || !v.visible(e)) {
 		return "", session.Entry{}, fmt.Errorf("no session %q among those this session spawned: a sandboxed session sees only the sessions it spawned (sessionToolsVisibility \"spawned\")", raw)
 	}
-	return key, e, err
+	return v.scoped(ctx, store, raw, key, e, err)
+}
+
+// scoped is findSession's answer for raw (key, e, err) as the view's
+// scope sees it: unchanged when the session is in scope, else the same
+// refusal for a session out of scope and for one that does not exist.
+// A store failure stays itself.
+func (v view) scoped(ctx context.Context, store Finder, raw, key string, e session.Entry, err error) (string, session.Entry, error) {
+	if v.scope == "" || v.scope == config.SessionsVisibilityAll {
+		return key, e, err
+	}
+	in := false
+	if err == nil {
+		if in, err = v.inScope(ctx, store, key, e); err != nil {
+			return "", session.Entry{}, err
+		}
+	} else if !errors.As(err, new(noSessionError)) {
+		return "", session.Entry{}, err
+	}
+	if !in { // a missing session and one out of scope read alike
+		return "", session.Entry{}, fmt.Errorf("no session %q that this run may see: for a sender who is not an owner tools.sessions.visibility is %q (%s)", raw, v.scope, v.scopeNote())
+	}
+	return key, e, nil
 }
 
 // findSession finds raw as a session key (resolved like the session
@@ -139,10 +243,18 @@ func findSession(ctx context.Context, store Finder, cfg *config.Config, agentID,
 		}
 	}
 	if fault.Is(err, fault.NotFound) {
-		return "", session.Entry{}, fmt.Errorf("no session %q: give a session key (as sessions are listed) or a sessionId", raw)
+		return "", session.Entry{}, noSessionError{raw}
 	}
 	if err != nil {
 		return "", session.Entry{}, fmt.Errorf("read session %q: %w", raw, err)
 	}
 	return key, e, nil
+}
+
+// noSessionError is findSession's answer for a session that does not
+// exist.
+type noSessionError struct{ raw string }
+
+func (e noSessionError) Error() string {
+	return fmt.Sprintf("no session %q: give a session key (as sessions are listed) or a sessionId", e.raw)
 }

@@ -18,7 +18,8 @@ import (
 // model, which may also set that session's model (the tools page:
 // `sessionKey?` (default: the current session; a sessionId is accepted),
 // `model?` (`default` clears the override)). It sees only sessions of the
-// run's own agent.
+// run's own agent, and for an admitted sender only those in its
+// tools.sessions.visibility scope (view.scoped).
 //
 // The run's own session is not written by the tool: its entry is the
 // turn's to commit, and the engine replays the run's recorded
@@ -31,13 +32,14 @@ type StatusTool struct {
 	entry   session.Entry   // the run's session entry
 	report  tools.StatusReport
 	updates Updater // nil: only the run's own session
+	view    view    // its scope bounds the other sessions it reaches
 }
 
 // NewStatusTool is session_status of run, answering with run.Status
 // (which must be set) and reaching other sessions through updates (nil:
 // none).
 func NewStatusTool(run tools.Run, updates Updater) StatusTool {
-	return StatusTool{cfg: run.Config, caller: run.Message, entry: run.Entry, report: run.Status, updates: updates}
+	return StatusTool{cfg: run.Config, caller: run.Message, entry: run.Entry, report: run.Status, updates: updates, view: viewOf(run)}
 }
 
 // statusArgs are session_status's arguments.
@@ -86,7 +88,7 @@ func (s StatusTool) other(ctx context.Context, raw string, choice modelChoice) (
 		return "", errors.New("this deployment's session store cannot read other sessions: session_status sees only this session")
 	}
 	key, e, err := findSession(ctx, s.updates, s.cfg, s.entry.AgentID, s.caller.Channel, raw)
-	if err != nil {
+	if key, e, err = s.view.scoped(ctx, s.updates, raw, key, e, err); err != nil {
 		return "", err
 	}
 	self := session.NormalizeAgentID(s.entry.AgentID)
