@@ -9,11 +9,11 @@ import (
 
 // FixedAnswer is an http.RoundTripper that answers every request with
 // 200, ContentType and Body, in memory. The stream fuzz targets use it in
-// place of an httptest server: through a loopback server every exec costs
-// a round trip, and the server's goroutines and the client's connection
-// pool (a new dial or a reused connection) add coverage that varies from
-// run to run, so the fuzzer kept "finding" inputs it then spent its whole
-// minimization budget (60 s, no execs counted) failing to shrink.
+// place of an httptest server, so an exec opens no socket and runs no
+// server goroutine (their coverage, which varies with dial versus reused
+// connection, no longer mixes into the target's). What froze those
+// targets at 0 execs/s was Go's 60 s shrinking of each find, bounded in
+// `make fuzz` (FUZZMINIMIZE), not the server.
 //
 // It drains and closes the request body, as a server would. Not safe for
 // concurrent use: set Body between calls (a fuzz target's execs run one
