@@ -58,13 +58,18 @@ bench: deps $(TEMPLATE_JSON)
 	set -o pipefail; ZERO_BENCH=1 $(GO) test -count=1 -timeout 30m -run 'TestLongSessionCost|TestStreamedTurnAWSCalls' -v ./functions/runner/ | grep -E 'BENCH|^(--- |ok|FAIL)'
 
 ## fuzz: every fuzz target (the parsers of outside input) for FUZZTIME
-## each; their seed corpora already run in `make test`.
+## each; their seed corpora already run in `make test`. FUZZMINIMIZE bounds
+## the shrinking of each input found (Go's default is 60 s, during which
+## no exec is counted: a 1-2 KiB model stream at ~0.5 ms an exec never
+## finishes shrinking, so one find used to stall a 20 s run); a crash is
+## saved whole either way (`make fuzz FUZZMINIMIZE=60s` to shrink it).
 FUZZTIME ?= 20s
+FUZZMINIMIZE ?= 500x
 fuzz:
 	@set -e; for pkg in $$($(GO) list ./shared/... ./functions/... ./cmd/...); do \
 	  for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
 	    echo "fuzz $$pkg $$target ($(FUZZTIME))"; \
-	    $(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) $$pkg; \
+	    $(GO) test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) $$pkg; \
 	  done; \
 	done
 

@@ -74,6 +74,11 @@ var importAbout = []string{
 	"(imported, extended, kept, conflict, skipped) and the messages read and",
 	"written; running it again changes nothing. A session that cannot be read",
 	"whole is skipped and listed, and the command exits non-zero.",
+	"",
+	"The private chats are checked against session.dmScope in the stack's",
+	"zero.json (--parameter, else /zero/$" + stackEnv + "/config, else $" + configEnv + " or",
+	"~/.zero/zero.json): a warning names the dmScope to set when their senders'",
+	"next messages would start new sessions.",
 }
 
 // runImport is `zero import`.
@@ -85,7 +90,8 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	from := fs.String("from", "", "the upstream state `DIR` (holding agents/)")
 	agent := fs.String("agent", "", "import only agent `ID`")
 	dryRun := fs.Bool("dry-run", false, "read and report what would change; write nothing")
-	if err := parseFlags(fs, stderr, args, "zero import --from DIR [--agent ID] [--dry-run] [--table NAME] [--bucket NAME]", importAbout, ""); err != nil {
+	param := fs.String("parameter", "", "the SSM `NAME` of the stack's zero.json, checked for session.dmScope (default /zero/$"+stackEnv+"/config, else $"+configEnv+" or ~/.zero/zero.json)")
+	if err := parseFlags(fs, stderr, args, "zero import --from DIR [--agent ID] [--dry-run] [--table NAME] [--bucket NAME] [--parameter NAME]", importAbout, ""); err != nil {
 		return err
 	}
 	if *from == "" {
@@ -100,7 +106,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fmt.Errorf("import: %w", err)
 	}
 	im := &upstream.Importer{Sessions: store, Bucket: bucket, DryRun: *dryRun}
-	return importAgents(ctx, im, *from, agents, stdout, stderr)
+	return importAgents(ctx, im, *from, agents, loadScopeCheck(ctx, *param, os.Getenv), stdout, stderr)
 }
 
 // agentsIn is the agents to import: only, or every folder under dir/agents.
@@ -130,13 +136,15 @@ func readAgent(ctx context.Context, dir, agentID string) ([]upstream.Item, []ups
 type importTally struct {
 	outcomes                     map[string]int // imported, extended, kept, conflict, skipped
 	read, written, stored, bytes int
+	keys                         []string // of the sessions imported, extended or kept
 }
 
 // importAgents reads and imports each agent's sessions, reporting
 // progress on a terminal, one line per session (stdout; a skipped or
-// conflicting one on stderr) and the totals on stdout. Skipped and
+// conflicting one on stderr), scope's warnings about the private chats
+// that will not continue, and the totals on stdout. Skipped and
 // conflicting sessions make it fail after everything else is imported.
-func importAgents(ctx context.Context, im *upstream.Importer, dir string, agents []string, stdout, stderr io.Writer) error {
+func importAgents(ctx context.Context, im *upstream.Importer, dir string, agents []string, scope scopeCheck, stdout, stderr io.Writer) error {
 	t := importTally{outcomes: map[string]int{}}
 	var items []upstream.Item
 	for _, a := range agents {
@@ -169,6 +177,7 @@ func importAgents(ctx context.Context, im *upstream.Importer, dir string, agents
 	for _, l := range lines {
 		fmt.Fprintln(stdout, l)
 	}
+	scope.report(stdout, t.keys)
 	return t.report(stdout, dir, im.DryRun)
 }
 
@@ -184,6 +193,7 @@ func (t *importTally) add(it upstream.Item, res upstream.Result, err error) (lin
 		return fmt.Sprintf("%s: %s", outcome, upstream.Problem{Path: it.From, Key: it.Key, Err: err.Error()}), true
 	}
 	t.outcomes[res.Outcome.String()]++
+	t.keys = append(t.keys, it.Key)
 	t.read, t.written, t.stored, t.bytes = t.read+res.Read, t.written+res.Written, t.stored+res.Stored, t.bytes+res.Bytes
 	line = fmt.Sprintf("%s %s: %d messages read, %d written, %d in ZERO", res.Outcome, it.Key, res.Read, res.Written, res.Stored)
 	for _, why := range []string{res.Why, it.Note} {

@@ -19,12 +19,15 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/zero-gateway/zero/shared/awsconfig"
+	"github.com/zero-gateway/zero/shared/awstest"
 	"github.com/zero-gateway/zero/shared/config"
 	"github.com/zero-gateway/zero/shared/sqlitedb"
 	"github.com/zero-gateway/zero/shared/sqlitedb/sqlitedbtest"
+	"github.com/zero-gateway/zero/shared/ssmparam"
 	"github.com/zero-gateway/zero/shared/upstream/upstreamtest"
 )
 
@@ -407,27 +410,34 @@ func TestImportSummary(t *testing.T) {
 		upstreamtest.WriteJSONL(t, state, "main", upstreamtest.Chats(upstreamtest.Release20260130, now))
 		return state
 	}
+	// The upstream stores' private chats are per channel and peer.
+	const rightScope = `{session: {dmScope: "per-channel-peer"}}`
 	tests := []struct {
-		name      string
-		store     func(*testing.T, string) string
-		damage    string
+		name   string
+		store  func(*testing.T, string) string
+		damage string
+		// zeroJSON is the stack's config: in the SSM parameter of
+		// $ZERO_STACK when inSSM, else in the file $ZERO_CONFIG names;
+		// "" for none anywhere.
+		zeroJSON  string
+		inSSM     bool
 		wantLines []string // stdout, the totals last
 		wantErr   string   // stderr; "" for exit 0
 	}{
-		{name: "2026.9.6 SQLite", store: sqliteStore, wantLines: []string{
+		{name: "2026.9.6 SQLite", store: sqliteStore, zeroJSON: rightScope, wantLines: []string{
 			"imported agent:main:telegram:dm:7001: 6 messages read, 6 written, 6 in ZERO",
 			"imported agent:main:telegram:dm:7002: 2 messages read, 2 written, 2 in ZERO",
 			"imported agent:main:telegram:group:-1007003: 2 messages read, 2 written, 2 in ZERO",
 			"3 sessions from STATE: 3 imported, 0 extended, 0 kept, 0 conflict, 0 skipped; messages: 10 read, 10 written, 10 in ZERO; ",
 		}},
-		{name: "2026.1.30 sessions.json and JSONL", store: jsonlStore, wantLines: []string{
+		{name: "2026.1.30 sessions.json and JSONL", store: jsonlStore, zeroJSON: rightScope, inSSM: true, wantLines: []string{
 			"imported agent:main:main: 0 messages read, 0 written, 0 in ZERO; no transcript: STATE/agents/main/sessions/a1300000-0000-4000-8000-000000000004.jsonl does not exist",
 			"imported agent:main:telegram:dm:7101: 6 messages read, 6 written, 6 in ZERO",
 			"imported agent:main:telegram:dm:7102: 2 messages read, 2 written, 2 in ZERO",
 			"imported agent:main:telegram:group:-1007103: 2 messages read, 2 written, 2 in ZERO",
 			"4 sessions from STATE: 4 imported, 0 extended, 0 kept, 0 conflict, 0 skipped; messages: 10 read, 10 written, 10 in ZERO; ",
 		}},
-		{name: "2026.9.6 with a damaged zstd row", store: sqliteStore,
+		{name: "2026.9.6 with a damaged zstd row", store: sqliteStore, zeroJSON: rightScope,
 			damage: `UPDATE transcript_events SET event_utf8_bytes = event_utf8_bytes - 1 WHERE event_zstd IS NOT NULL`,
 			wantLines: []string{
 				"imported agent:main:telegram:dm:7002: 2 messages read, 2 written, 2 in ZERO",
@@ -436,16 +446,50 @@ func TestImportSummary(t *testing.T) {
 			},
 			wantErr: "skipped: STATE/agents/main/agent/openclaw-agent.sqlite#transcript_events:",
 		},
+		{name: "stack config under another dmScope", store: jsonlStore, zeroJSON: `{session: {dmScope: "per-peer"}}`, inSSM: true, wantLines: []string{
+			"imported agent:main:main: 0 messages read, 0 written, 0 in ZERO; no transcript: STATE/agents/main/sessions/a1300000-0000-4000-8000-000000000004.jsonl does not exist",
+			"imported agent:main:telegram:dm:7101: 6 messages read, 6 written, 6 in ZERO",
+			"imported agent:main:telegram:dm:7102: 2 messages read, 2 written, 2 in ZERO",
+			"imported agent:main:telegram:group:-1007103: 2 messages read, 2 written, 2 in ZERO",
+			`warning: 2 imported private chats will not continue (agent:main:telegram:dm:7101, agent:main:telegram:dm:7102): session.dmScope is "per-peer"; set it to "per-channel-peer" in zero.json (CONFIG)`,
+			"4 sessions from STATE: 4 imported, 0 extended, 0 kept, 0 conflict, 0 skipped; messages: 10 read, 10 written, 10 in ZERO; ",
+		}},
+		{name: "local config with the default dmScope", store: sqliteStore, zeroJSON: `{}`, wantLines: []string{
+			"imported agent:main:telegram:dm:7001: 6 messages read, 6 written, 6 in ZERO",
+			"imported agent:main:telegram:dm:7002: 2 messages read, 2 written, 2 in ZERO",
+			"imported agent:main:telegram:group:-1007003: 2 messages read, 2 written, 2 in ZERO",
+			`warning: 2 imported private chats will not continue (agent:main:telegram:dm:7001, agent:main:telegram:dm:7002): session.dmScope is "main"; set it to "per-channel-peer" in zero.json (CONFIG)`,
+			"3 sessions from STATE: 3 imported, 0 extended, 0 kept, 0 conflict, 0 skipped; messages: 10 read, 10 written, 10 in ZERO; ",
+		}},
+		{name: "no config anywhere", store: sqliteStore, wantLines: []string{
+			"imported agent:main:telegram:dm:7001: 6 messages read, 6 written, 6 in ZERO",
+			"imported agent:main:telegram:dm:7002: 2 messages read, 2 written, 2 in ZERO",
+			"imported agent:main:telegram:group:-1007003: 2 messages read, 2 written, 2 in ZERO",
+			"warning: private chats not checked against session.dmScope: no zero.json: pass --parameter /zero/<stack>/config, or set ZERO_STACK or ZERO_CONFIG",
+			"3 sessions from STATE: 3 imported, 0 extended, 0 kept, 0 conflict, 0 skipped; messages: 10 read, 10 written, 10 in ZERO; ",
+		}},
+		{name: "stack without a config parameter", store: sqliteStore, inSSM: true, wantLines: []string{
+			"imported agent:main:telegram:dm:7001: 6 messages read, 6 written, 6 in ZERO",
+			"imported agent:main:telegram:dm:7002: 2 messages read, 2 written, 2 in ZERO",
+			"imported agent:main:telegram:group:-1007003: 2 messages read, 2 written, 2 in ZERO",
+			"warning: private chats not checked against session.dmScope: the parameter CONFIG does not exist (zero config push --parameter CONFIG writes it)",
+			"3 sessions from STATE: 3 imported, 0 extended, 0 kept, 0 conflict, 0 skipped; messages: 10 read, 10 written, 10 in ZERO; ",
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			newMigrateStack(t)
+			where := stackConfig(t, tt.zeroJSON, tt.inSSM)
 			state := tt.store(t, tt.damage)
 			out, errOut, err := zeroRun(t, "import", "--from", state)
 			if (err != nil) != (tt.wantErr != "") {
 				t.Fatalf("import: %v\nstdout: %s\nstderr: %s", err, out, errOut)
 			}
-			lines := strings.Split(strings.TrimSuffix(strings.ReplaceAll(out, state, "STATE"), "\n"), "\n")
+			out = strings.ReplaceAll(out, state, "STATE")
+			if where != "" {
+				out = strings.ReplaceAll(out, where, "CONFIG")
+			}
+			lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 			last := len(lines) - 1
 			if len(lines) == len(tt.wantLines) && strings.HasPrefix(lines[last], tt.wantLines[last]) {
 				lines[last] = tt.wantLines[last] // the byte count varies with the clock in the fixture
@@ -458,4 +502,38 @@ func TestImportSummary(t *testing.T) {
 			}
 		})
 	}
+}
+
+// stackConfig makes zeroJSON the config `zero import` checks: the SSM
+// parameter of a fresh $ZERO_STACK when inSSM (no parameter for ""), else
+// the file $ZERO_CONFIG names (none for ""). HOME is empty either way. It
+// returns the parameter's name or the file's path ("" when neither).
+func stackConfig(t *testing.T, zeroJSON string, inSSM bool) (where string) {
+	t.Helper()
+	isolateConfig(t)
+	t.Setenv(stackEnv, "")
+	if !inSSM {
+		if zeroJSON != "" {
+			where = writeFile(t, "zero.json", zeroJSON)
+			t.Setenv(configEnv, where)
+		}
+		return where
+	}
+	stack := awstest.Name("test-import-")
+	t.Setenv(stackEnv, stack)
+	name := configParameter(stack)
+	if zeroJSON == "" {
+		return name
+	}
+	ctx := context.Background()
+	awsCfg, err := awsconfig.Load(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := ssm.NewFromConfig(awsCfg)
+	t.Cleanup(func() { client.DeleteParameter(context.Background(), &ssm.DeleteParameterInput{Name: &name}) })
+	if _, err := ssmparam.New(client, name).Put(ctx, []byte(zeroJSON)); err != nil {
+		t.Fatal(err)
+	}
+	return name
 }

@@ -2,11 +2,7 @@ package bedrock
 
 import (
 	"context"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/zero-gateway/zero/shared/model"
@@ -20,22 +16,11 @@ func FuzzStream(f *testing.F) {
 	f.Add([]byte(strings.Join(ok.Parts, "")))
 	f.Add([]byte(strings.Join(ok.Parts[:3], "")))
 	f.Add([]byte{0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})
-	var mu sync.Mutex
-	var body []byte
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		mu.Lock()
-		b := body
-		mu.Unlock()
-		w.Header().Set("Content-Type", "application/vnd.amazon.eventstream")
-		w.Write(b)
-	}))
-	defer srv.Close()
-	c := New(newRuntime(srv.URL, srv.Client()))
+	// In memory, not through an httptest server: see modeltest.FixedAnswer.
+	answer := &modeltest.FixedAnswer{ContentType: "application/vnd.amazon.eventstream"}
+	c := New(newRuntime("http://model.test", answer.Client()))
 	f.Fuzz(func(t *testing.T, stream []byte) {
-		mu.Lock()
-		body = stream
-		mu.Unlock()
+		answer.Body = stream
 		var text strings.Builder
 		resp, err := c.Stream(context.Background(), model.Request{Model: "m", Messages: []model.Message{{Role: model.User, Content: "hi"}}},
 			func(d string) { text.WriteString(d) })

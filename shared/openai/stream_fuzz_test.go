@@ -2,11 +2,7 @@ package openai
 
 import (
 	"context"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/zero-gateway/zero/shared/model"
@@ -21,24 +17,14 @@ func FuzzStream(f *testing.F) {
 	f.Add("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\ndata: [DONE]\n\n")
 	f.Add("data: {\"choices\":[{\"index\":99999999999,\"delta\":{\"tool_calls\":[{\"index\":-1}]}}]}\n\n")
 	f.Add("event: error\ndata: {\"error\":{\"message\":\"boom\"}}\n\n")
-	var mu sync.Mutex
-	var body string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		mu.Lock()
-		b := body
-		mu.Unlock()
-		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, b)
-	}))
-	defer srv.Close()
-	c, err := New(Config{APIKey: testKey, BaseURL: srv.URL + "/v1", HTTPClient: srv.Client()})
+	// In memory, not through an httptest server: see modeltest.FixedAnswer.
+	answer := &modeltest.FixedAnswer{ContentType: "text/event-stream"}
+	c, err := New(Config{APIKey: testKey, BaseURL: "http://model.test/v1", HTTPClient: answer.Client()})
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, stream string) {
-		mu.Lock()
-		body = stream
-		mu.Unlock()
+		answer.Body = []byte(stream)
 		var text strings.Builder
 		resp, err := c.Stream(context.Background(), model.Request{Model: "m", Messages: []model.Message{{Role: model.User, Content: "hi"}}},
 			func(d string) { text.WriteString(d) })

@@ -181,6 +181,7 @@ func TestClient(t *testing.T, v Vendor, newClient func(t *testing.T, s Server, r
 		testClient(t, streamed, streamingClient(newClient))
 		testLiveDeltas(t, v, newClient)
 		testCutShort(t, v, newClient)
+		testStalled(t, v, newClient)
 	})
 }
 

@@ -123,6 +123,35 @@ func testCutShort(t *testing.T, v Vendor, newClient func(t *testing.T, s Server,
 	})
 }
 
+// testStalled checks that a stream that stops arriving half-way (the
+// connection open, nothing more sent) ends with the caller's context: an
+// error soon after the deadline, never a wait for the rest.
+func testStalled(t *testing.T, v Vendor, newClient func(t *testing.T, s Server, retries int) model.Client) {
+	t.Run("a stalled stream ends with its context", func(t *testing.T) {
+		rep := v.Stream(Answer{Text: "Paris is sunny today, with a light breeze from the west.", Usage: model.Usage{Input: 10, Output: 5, Total: 15}})
+		f := newFake(t, v, rep)
+		stall := make(chan struct{}) // never closed before the subtest ends
+		f.gate = stall
+		t.Cleanup(func() { close(stall) }) // runs before the server closes
+		st, ok := newClient(t, f.server(), 0).(model.Streamer)
+		if !ok {
+			t.Fatal("the client does not implement model.Streamer")
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		defer cancel()
+		start := time.Now()
+		resp, err := st.Stream(ctx, model.Request{
+			Model: Model, Messages: []model.Message{{Role: model.User, Content: "Weather in Paris?"}},
+		}, func(string) {})
+		if err == nil {
+			t.Errorf("Stream = %+v, nil; want an error", resp)
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("Stream returned after %v (%v), want soon after the 200ms deadline", d, err)
+		}
+	})
+}
+
 // Pieces cuts s into about n pieces at word ends (after a space), the way
 // a provider streams text; "" gives none. Vendors use it to write deltas.
 func Pieces(s string, n int) []string {
