@@ -41,7 +41,7 @@ func TestScopeGaps(t *testing.T) {
 			cfg:  session.KeyConfig{Scope: "global", DMScope: "per-channel-peer"},
 			want: []ScopeGap{{Need: "per-channel-peer", Keys: []string{"agent:main:telegram:dm:7001"}}}},
 		{name: "an identity link renames the sender", keys: []string{"agent:main:telegram:dm:7001"},
-			cfg: session.KeyConfig{DMScope: "per-channel-peer", IdentityLinks: []session.IdentityLink{{Canonical: "alice", Peers: []string{"telegram:7001"}}}},
+			cfg:  session.KeyConfig{DMScope: "per-channel-peer", IdentityLinks: []session.IdentityLink{{Canonical: "alice", Peers: []string{"telegram:7001"}}}},
 			want: []ScopeGap{{Need: "per-channel-peer", Keys: []string{"agent:main:telegram:dm:7001"}}}},
 		{name: "the linked name continues", keys: []string{"agent:main:telegram:dm:alice"},
 			cfg: session.KeyConfig{DMScope: "per-channel-peer", IdentityLinks: []session.IdentityLink{{Canonical: "alice", Peers: []string{"telegram:7001"}}}}},
