@@ -16,6 +16,58 @@ import (
 	"github.com/zero-gateway/zero/shared/telegram/telegramtest"
 )
 
+// streamRequest checks a fake model's request: a Chat Completions call
+// with the test key that asks for a stream. It answers a 400 and reports
+// false otherwise; else it returns the request's model.
+func streamRequest(t *testing.T, w http.ResponseWriter, r *http.Request) (string, bool) {
+	var req struct {
+		Model  string `json:"model"`
+		Stream bool   `json:"stream"`
+	}
+	if r.URL.Path != "/v1/chat/completions" || r.Header.Get("Authorization") != "Bearer "+a2aModelKey || json.NewDecoder(r.Body).Decode(&req) != nil || !req.Stream {
+		t.Errorf("streaming model: unexpected request %s %s (a stream must be asked for)", r.Method, r.URL.Path)
+		http.Error(w, `{"error":{"message":"unexpected request","type":"invalid_request_error"}}`, http.StatusBadRequest)
+		return "", false
+	}
+	return req.Model, true
+}
+
+// chatStream writes a Chat Completions stream: server-sent chunks, each
+// flushed as it is written.
+type chatStream struct {
+	w     http.ResponseWriter
+	model string
+}
+
+// openChatStream starts the stream with the assistant's empty first delta.
+func openChatStream(w http.ResponseWriter, model string) chatStream {
+	w.Header().Set("Content-Type", "text/event-stream")
+	s := chatStream{w: w, model: model}
+	s.delta(map[string]any{"role": "assistant", "content": ""}, nil)
+	return s
+}
+
+func (s chatStream) chunk(choices []any, usage any) {
+	body, _ := json.Marshal(map[string]any{"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": s.model, "choices": choices, "usage": usage})
+	fmt.Fprintf(s.w, "data: %s\n\n", body)
+	s.w.(http.Flusher).Flush()
+}
+
+func (s chatStream) delta(d map[string]any, finish any) {
+	s.chunk([]any{map[string]any{"index": 0, "delta": d, "finish_reason": finish}}, nil)
+}
+
+// content streams one piece of the answer's text.
+func (s chatStream) content(piece string) { s.delta(map[string]any{"content": piece}, nil) }
+
+// finish ends the stream: the stop reason, the usage of an answer of
+// pieces pieces, and [DONE].
+func (s chatStream) finish(pieces int) {
+	s.delta(map[string]any{}, "stop")
+	s.chunk([]any{}, map[string]any{"prompt_tokens": 20, "completion_tokens": pieces, "total_tokens": 20 + pieces})
+	fmt.Fprint(s.w, "data: [DONE]\n\n")
+}
+
 // heldStreamModel is a Chat Completions server that streams its answer
 // ("stream": true) in pieces, gap apart, and holds the stream after half
 // of them until release is closed: the run is still going while its first
@@ -32,26 +84,12 @@ type heldStreamModel struct {
 func newHeldStreamModel(t *testing.T, pieces []string, gap time.Duration) *heldStreamModel {
 	m := &heldStreamModel{pieces: pieces, gap: gap, release: make(chan struct{}), streams: make(chan struct{}, 8)}
 	m.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Model  string `json:"model"`
-			Stream bool   `json:"stream"`
-		}
-		if r.URL.Path != "/v1/chat/completions" || r.Header.Get("Authorization") != "Bearer "+a2aModelKey || json.NewDecoder(r.Body).Decode(&req) != nil || !req.Stream {
-			t.Errorf("streaming model: unexpected request %s %s (a stream must be asked for)", r.Method, r.URL.Path)
-			http.Error(w, `{"error":{"message":"unexpected request","type":"invalid_request_error"}}`, http.StatusBadRequest)
+		model, ok := streamRequest(t, w, r)
+		if !ok {
 			return
 		}
 		m.streams <- struct{}{}
-		w.Header().Set("Content-Type", "text/event-stream")
-		chunk := func(choices []any, usage any) {
-			body, _ := json.Marshal(map[string]any{"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": req.Model, "choices": choices, "usage": usage})
-			fmt.Fprintf(w, "data: %s\n\n", body)
-			w.(http.Flusher).Flush()
-		}
-		delta := func(d map[string]any, finish any) []any {
-			return []any{map[string]any{"index": 0, "delta": d, "finish_reason": finish}}
-		}
-		chunk(delta(map[string]any{"role": "assistant", "content": ""}, nil), nil)
+		sse := openChatStream(w, model)
 		for i, p := range m.pieces {
 			if i == len(m.pieces)/2 {
 				select {
@@ -66,11 +104,9 @@ func newHeldStreamModel(t *testing.T, pieces []string, gap time.Duration) *heldS
 			case <-r.Context().Done():
 				return
 			}
-			chunk(delta(map[string]any{"content": p}, nil), nil)
+			sse.content(p)
 		}
-		chunk(delta(map[string]any{}, "stop"), nil)
-		chunk([]any{}, map[string]any{"prompt_tokens": 20, "completion_tokens": len(m.pieces), "total_tokens": 20 + len(m.pieces)})
-		fmt.Fprint(w, "data: [DONE]\n\n")
+		sse.finish(len(m.pieces))
 	}))
 	t.Cleanup(func() { m.once.Do(func() { close(m.release) }); m.Close() })
 	return m
@@ -149,29 +185,15 @@ type droppingStreamModel struct {
 func newDroppingStreamModel(t *testing.T, pieces []string, gap time.Duration, dropAt int) *droppingStreamModel {
 	m := &droppingStreamModel{}
 	m.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Model  string `json:"model"`
-			Stream bool   `json:"stream"`
-		}
-		if r.URL.Path != "/v1/chat/completions" || r.Header.Get("Authorization") != "Bearer "+a2aModelKey || json.NewDecoder(r.Body).Decode(&req) != nil || !req.Stream {
-			t.Errorf("streaming model: unexpected request %s %s", r.Method, r.URL.Path)
-			http.Error(w, `{"error":{"message":"unexpected request","type":"invalid_request_error"}}`, http.StatusBadRequest)
+		model, ok := streamRequest(t, w, r)
+		if !ok {
 			return
 		}
 		m.mu.Lock()
 		m.streams++
 		first := m.streams == 1
 		m.mu.Unlock()
-		w.Header().Set("Content-Type", "text/event-stream")
-		chunk := func(choices []any, usage any) {
-			body, _ := json.Marshal(map[string]any{"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": req.Model, "choices": choices, "usage": usage})
-			fmt.Fprintf(w, "data: %s\n\n", body)
-			w.(http.Flusher).Flush()
-		}
-		delta := func(d map[string]any, finish any) []any {
-			return []any{map[string]any{"index": 0, "delta": d, "finish_reason": finish}}
-		}
-		chunk(delta(map[string]any{"role": "assistant", "content": ""}, nil), nil)
+		sse := openChatStream(w, model)
 		for i, p := range pieces {
 			if first && i == dropAt {
 				conn, _, err := w.(http.Hijacker).Hijack()
@@ -181,11 +203,9 @@ func newDroppingStreamModel(t *testing.T, pieces []string, gap time.Duration, dr
 				return
 			}
 			time.Sleep(gap)
-			chunk(delta(map[string]any{"content": p}, nil), nil)
+			sse.content(p)
 		}
-		chunk(delta(map[string]any{}, "stop"), nil)
-		chunk([]any{}, map[string]any{"prompt_tokens": 20, "completion_tokens": len(pieces), "total_tokens": 20 + len(pieces)})
-		fmt.Fprint(w, "data: [DONE]\n\n")
+		sse.finish(len(pieces))
 		m.mu.Lock()
 		m.done = append(m.done, time.Now())
 		m.mu.Unlock()
